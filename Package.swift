@@ -1,0 +1,84 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// pasteboard: an X11 clipboard daemon (pasteboardd), its command line (pb, pbcopy, pbpaste)
+// and a Swift library, laid out in the layers of shared/STYLE.md. A layer imports only layers below it.
+
+let package = Package(
+    name: "pasteboard",
+    products: [
+        .executable(name: "pasteboardd", targets: ["pasteboardd"]),
+        .executable(name: "pb", targets: ["pb"]),
+        .library(name: "Pasteboard", targets: ["Pasteboard"]),
+        .library(name: "RichText", targets: ["RichText"]),
+    ],
+    targets: [
+        // MARK: - Doors (the only places that touch C)
+
+        /// Xlib and XFixes as a system library (pkg-config x11 xfixes).
+        .systemLibrary(
+            name: "CX11",
+            pkgConfig: "x11 xfixes",
+            providers: [.apt(["libx11-dev", "libxfixes-dev"])]
+        ),
+        /// What Swift cannot import from Xlib: error handlers, XEvent casts, macros. Every symbol is prefixed `pbx_`.
+        .target(name: "CX11Shims", dependencies: ["CX11"]),
+        /// The only Swift target that sees Xlib: a connection, atoms, windows, properties, selections, XFixes.
+        .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "Selection"]),
+        /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
+        .target(name: "SystemSupport"),
+
+        // MARK: - Pure core (no Glibc, no X)
+
+        /// ICCCM selection protocol as values: targets, request answers, INCR and MULTIPLE state machines, text encodings.
+        .target(name: "Selection"),
+        /// The control socket's framing and messages, versioned and binary-safe.
+        .target(name: "ControlProtocol"),
+        /// Pasteboard types and aliases, items, change counting.
+        .target(name: "PasteboardCore", dependencies: ["Selection"]),
+        /// Attributed text with RTF, HTML, plain text and flat RTFD codecs.
+        .target(name: "RichText"),
+        /// argv → a command value or a usage error, for pb, pbcopy and pbpaste.
+        .target(name: "CLISupport", dependencies: ["PasteboardCore"]),
+
+        // MARK: - Client library
+
+        /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket and X.
+        .target(
+            name: "Pasteboard",
+            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection"]
+        ),
+
+        // MARK: - Service
+
+        /// The daemon: one poll loop over X, the control socket and signals; selection serving; change counting.
+        .target(
+            name: "DaemonCore",
+            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText"]
+        ),
+
+        // MARK: - Executables (thin: parse, wire, run)
+
+        /// The daemon's main.
+        .executableTarget(name: "pasteboardd", dependencies: ["DaemonCore", "SystemSupport"]),
+        /// The command line; also pbcopy and pbpaste by argv[0].
+        .executableTarget(
+            name: "pb",
+            dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText"]
+        ),
+
+        // MARK: - Tests
+
+        /// Xvfb fixture, peer runners and helpers shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["SystemSupport"], path: "Tests/TestSupport"),
+        .testTarget(name: "SelectionTests", dependencies: ["Selection"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "CLISupportTests", dependencies: ["CLISupport"]),
+        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
+        .testTarget(name: "RichTextTests", dependencies: ["RichText"], resources: [.copy("Fixtures")]),
+        /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
