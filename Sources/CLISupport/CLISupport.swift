@@ -1,0 +1,1 @@
+// CLISupport: placeholder until the module lands.

@@ -1,0 +1,1 @@
+// ControlProtocol: placeholder until the module lands.

@@ -1,0 +1,1 @@
+// DaemonCore: placeholder until the module lands.

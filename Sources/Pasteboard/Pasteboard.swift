@@ -1,0 +1,1 @@
+// Pasteboard: placeholder until the module lands.

@@ -1,0 +1,1 @@
+// PasteboardCore: placeholder until the module lands.

@@ -1,0 +1,1 @@
+// RichText: placeholder until the module lands.

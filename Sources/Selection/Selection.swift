@@ -1,0 +1,1 @@
+// Selection: placeholder until the module lands.

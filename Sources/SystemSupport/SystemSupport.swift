@@ -1,0 +1,1 @@
+// SystemSupport: placeholder until the module lands.

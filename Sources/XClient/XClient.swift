@@ -1,0 +1,1 @@
+// XClient: placeholder until the module lands.

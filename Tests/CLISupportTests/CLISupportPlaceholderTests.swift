@@ -1,0 +1,5 @@
+import XCTest
+
+final class CLISupportPlaceholderTests: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class ControlProtocolPlaceholderTests: XCTestCase {
+    func testPlaceholder() {}
+}

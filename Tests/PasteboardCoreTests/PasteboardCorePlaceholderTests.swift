@@ -1,0 +1,5 @@
+import XCTest
+
+final class PasteboardCorePlaceholderTests: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class RichTextPlaceholderTests: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class SelectionPlaceholderTests: XCTestCase {
+    func testPlaceholder() {}
+}

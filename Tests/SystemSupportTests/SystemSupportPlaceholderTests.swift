@@ -1,0 +1,5 @@
+import XCTest
+
+final class SystemSupportPlaceholderTests: XCTestCase {
+    func testPlaceholder() {}
+}
