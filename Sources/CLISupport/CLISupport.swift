@@ -1,1 +1,0 @@
-// CLISupport: placeholder until the module lands.

@@ -1,0 +1,91 @@
+import PasteboardCore
+
+/// What `pb` (or `pbcopy`/`pbpaste`) was asked to do: the value argv parses into.
+public enum Command: Equatable, Sendable {
+    case copy(CopyRequest)
+    case paste(PasteRequest)
+    case types(TypesRequest)
+    case count(PasteboardName)
+    case clear(PasteboardName)
+    case convert(ConvertRequest)
+    /// Print help for a command (nil: the overview) to standard output and exit 0.
+    case help(String?)
+    case version
+}
+
+/// `pb copy`: one item with one or more representations.
+public struct CopyRequest: Equatable, Sendable {
+    public var pasteboard: PasteboardName = .general
+    /// Each representation's type and where its bytes come from (nil: standard input).
+    public var sources: [(type: PasteboardType, path: String?)] = []
+    public var sensitive = false
+    /// Remove one trailing newline (`\n` or `\r\n`) from text read from standard input.
+    public var trimNewline = false
+    /// pbcopy: recognise RTF on standard input by its `{\rtf` header.
+    public var detectRichText = false
+    /// Text given as operands (`pb copy hello world`), used instead of standard input.
+    public var text: String?
+
+    public init() {}
+
+    public static func == (a: CopyRequest, b: CopyRequest) -> Bool {
+        a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.trimNewline == b.trimNewline
+            && a.detectRichText == b.detectRichText && a.text == b.text && a.sources.count == b.sources.count
+            && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
+    }
+}
+
+/// `pb paste`.
+public struct PasteRequest: Equatable, Sendable {
+    public var pasteboard: PasteboardName = .general
+    /// The type wanted; nil: text. With `strictType`, nothing else is accepted.
+    public var types: [PasteboardType] = []
+    /// Remove one trailing newline from what is written.
+    public var trimNewline = false
+    /// How long to wait for the owner, in milliseconds.
+    public var timeoutMilliseconds = 5000
+    public init() {}
+}
+
+/// `pb types`.
+public struct TypesRequest: Equatable, Sendable {
+    public var pasteboard: PasteboardName = .general
+    public var timeoutMilliseconds = 5000
+    public init() {}
+}
+
+/// `pb convert`.
+public struct ConvertRequest: Equatable, Sendable {
+    public var from: String?
+    public var to: String?
+    public var info = false
+    public var inputPath: String?
+    public var outputPath: String?
+    public init() {}
+}
+
+/// A command line that does not parse: the message names what is wrong; exit status 64.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    /// The command whose usage to show, if known.
+    public var command: String?
+    public init(_ message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
+    public var description: String { message }
+}
+
+/// Exit statuses shared by pb, pbcopy and pbpaste.
+public enum ExitStatus: Int32, Sendable {
+    case success = 0
+    case failure = 1
+    /// The selection has no owner (the pasteboard is empty).
+    case empty = 2
+    /// The owner does not offer the requested type.
+    case typeNotOffered = 3
+    /// The owner did not answer in time.
+    case timedOut = 4
+    /// The command line was wrong (sysexits EX_USAGE).
+    case usage = 64
+}

@@ -1,0 +1,280 @@
+import PasteboardCore
+
+/// Parses argv into a `Command`: a pure function from strings to a value or a `UsageError`.
+///
+/// `pb` takes a verb (`copy`, `paste`, `types`, `count`, `clear`, `convert`, `help`); `pbcopy` and
+/// `pbpaste` (chosen by the name the program was invoked as) take macOS's flags.
+public enum CommandLineParser {
+    /// Parses `arguments` (without argv[0]) for the program named `programName` (argv[0]'s last component).
+    public static func parse(_ arguments: [String], programName: String) throws(UsageError) -> Command {
+        switch programName {
+        case "pbcopy": return try parsePBCopy(arguments)
+        case "pbpaste": return try parsePBPaste(arguments)
+        default: return try parsePB(arguments)
+        }
+    }
+
+    // MARK: - pb
+
+    static func parsePB(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let verb = arguments.first else { return .help(nil) }
+        let rest = Array(arguments.dropFirst())
+        switch verb {
+        case "-h", "--help": return .help(nil)
+        case "--version", "-V": return .version
+        case "help":
+            guard rest.count <= 1 else { throw UsageError("help takes at most one command name", command: "help") }
+            if let topic = rest.first, !Usage.commands.contains(topic) {
+                throw UsageError("no such command: \(topic)", command: nil)
+            }
+            return .help(rest.first)
+        case "copy": return try parseCopy(rest)
+        case "paste": return try parsePaste(rest)
+        case "types": return try parseTypes(rest)
+        case "count": return try parseSimple(rest, verb: "count").map(Command.count) ?? .help("count")
+        case "clear": return try parseSimple(rest, verb: "clear").map(Command.clear) ?? .help("clear")
+        case "convert": return try parseConvert(rest)
+        default: throw UsageError("unknown command '\(verb)' (try 'pb --help')", command: nil)
+        }
+    }
+
+    private static let helpOption = ArgumentScanner.Option(short: "h", long: "help")
+    private static let selectionOptions: [ArgumentScanner.Option] = [
+        .init(short: "p", long: "primary"),
+        .init(short: "b", long: "clipboard"),
+        .init(short: "P", long: "pasteboard", aliases: ["-selection", "-sel"], takesValue: true),
+    ]
+
+    /// Applies a selection option to `name`; false if `token` is not one.
+    private static func applySelection(_ name: String, _ value: String?, to pasteboard: inout PasteboardName,
+                                       command: String) throws(UsageError) -> Bool {
+        switch name {
+        case "primary": pasteboard = .primary
+        case "clipboard": pasteboard = .general
+        case "pasteboard":
+            guard let value, let named = PasteboardName.named(value) else {
+                throw UsageError("invalid pasteboard name '\(value ?? "")': it must be 1 to 255 bytes without control characters", command: command)
+            }
+            pasteboard = named
+        default: return false
+        }
+        return true
+    }
+
+    private static func resolveType(_ name: String, command: String) throws(UsageError) -> PasteboardType {
+        guard let type = PasteboardType.named(name) else {
+            throw UsageError("invalid type '\(name)': a type is a MIME type, an X atom name or an alias (text, html, rtf, rtfd, png)", command: command)
+        }
+        return type
+    }
+
+    static func parseCopy(_ arguments: [String]) throws(UsageError) -> Command {
+        let scanner = ArgumentScanner(options: selectionOptions + [
+            helpOption,
+            .init(short: "t", long: "type", takesValue: true),
+            .init(short: nil, long: "sensitive"),
+            .init(short: "n", long: "trim-newline"),
+        ], command: "copy")
+        var request = CopyRequest()
+        var operands: [String] = []
+        for token in try scanner.scan(arguments) {
+            switch token {
+            case .operand(let text): operands.append(text)
+            case .option(let name, let value):
+                if try applySelection(name, value, to: &request.pasteboard, command: "copy") { continue }
+                switch name {
+                case "help": return .help("copy")
+                case "sensitive": request.sensitive = true
+                case "trim-newline": request.trimNewline = true
+                case "type":
+                    let (typeName, path) = splitTypeAndFile(value ?? "")
+                    request.sources.append((try resolveType(typeName, command: "copy"), path))
+                default: break
+                }
+            }
+        }
+        if !operands.isEmpty { request.text = operands.joined(separator: " ") }
+        let fromStandardInput = request.sources.filter { $0.path == nil || $0.path == "-" }.count
+        if fromStandardInput > 1 {
+            throw UsageError("only one type can be read from standard input; give the others as -t TYPE=FILE", command: "copy")
+        }
+        if request.text != nil && fromStandardInput > 0 && !request.sources.isEmpty {
+            if request.sources.count > 1 || request.sources[0].path != nil {
+                throw UsageError("text operands and -t TYPE without a file both want to be the text", command: "copy")
+            }
+        }
+        var seen: Set<PasteboardType> = []
+        for source in request.sources where !seen.insert(source.type).inserted {
+            throw UsageError("type \(source.type) given twice", command: "copy")
+        }
+        return .copy(request)
+    }
+
+    /// Splits `TYPE=FILE`. A MIME parameter (`text/plain;charset=utf-8`) is not a split point: the last
+    /// `=` splits only when what precedes it is not a bare `;name` parameter.
+    static func splitTypeAndFile(_ value: String) -> (String, String?) {
+        guard let equals = value.lastIndex(of: "=") else { return (value, nil) }
+        let left = value[..<equals]
+        if let semicolon = left.lastIndex(of: ";"), !left[semicolon...].contains("=") {
+            return (value, nil)
+        }
+        let path = String(value[value.index(after: equals)...])
+        return (String(left), path.isEmpty ? nil : path)
+    }
+
+    static func parsePaste(_ arguments: [String]) throws(UsageError) -> Command {
+        let scanner = ArgumentScanner(options: selectionOptions + [
+            helpOption,
+            .init(short: "t", long: "type", takesValue: true),
+            .init(short: "n", long: "trim-newline"),
+            .init(short: "l", long: "list-types"),
+            .init(short: nil, long: "timeout", takesValue: true),
+        ], command: "paste")
+        var request = PasteRequest()
+        var listTypes = false
+        for token in try scanner.scan(arguments) {
+            switch token {
+            case .operand(let operand): throw UsageError("unexpected argument '\(operand)'", command: "paste")
+            case .option(let name, let value):
+                if try applySelection(name, value, to: &request.pasteboard, command: "paste") { continue }
+                switch name {
+                case "help": return .help("paste")
+                case "trim-newline": request.trimNewline = true
+                case "list-types": listTypes = true
+                case "type": request.types.append(try resolveType(value ?? "", command: "paste"))
+                case "timeout": request.timeoutMilliseconds = try milliseconds(value, command: "paste")
+                default: break
+                }
+            }
+        }
+        if listTypes {
+            var types = TypesRequest()
+            types.pasteboard = request.pasteboard
+            types.timeoutMilliseconds = request.timeoutMilliseconds
+            return .types(types)
+        }
+        return .paste(request)
+    }
+
+    static func parseTypes(_ arguments: [String]) throws(UsageError) -> Command {
+        let scanner = ArgumentScanner(options: selectionOptions + [
+            helpOption, .init(short: nil, long: "timeout", takesValue: true),
+        ], command: "types")
+        var request = TypesRequest()
+        for token in try scanner.scan(arguments) {
+            switch token {
+            case .operand(let operand): throw UsageError("unexpected argument '\(operand)'", command: "types")
+            case .option(let name, let value):
+                if try applySelection(name, value, to: &request.pasteboard, command: "types") { continue }
+                if name == "help" { return .help("types") }
+                if name == "timeout" { request.timeoutMilliseconds = try milliseconds(value, command: "types") }
+            }
+        }
+        return .types(request)
+    }
+
+    /// Commands that take only a pasteboard: nil means `--help` was asked.
+    static func parseSimple(_ arguments: [String], verb: String) throws(UsageError) -> PasteboardName? {
+        let scanner = ArgumentScanner(options: selectionOptions + [helpOption], command: verb)
+        var pasteboard = PasteboardName.general
+        for token in try scanner.scan(arguments) {
+            switch token {
+            case .operand(let operand): throw UsageError("unexpected argument '\(operand)'", command: verb)
+            case .option(let name, let value):
+                if try applySelection(name, value, to: &pasteboard, command: verb) { continue }
+                if name == "help" { return nil }
+            }
+        }
+        return pasteboard
+    }
+
+    static func parseConvert(_ arguments: [String]) throws(UsageError) -> Command {
+        let scanner = ArgumentScanner(options: [
+            helpOption,
+            .init(short: "f", long: "from", takesValue: true),
+            .init(short: nil, long: "to", aliases: ["-convert"], takesValue: true),
+            .init(short: "o", long: "output", takesValue: true),
+            .init(short: "i", long: "info", aliases: ["-info"]),
+        ], command: "convert")
+        var request = ConvertRequest()
+        for token in try scanner.scan(arguments) {
+            switch token {
+            case .operand(let path):
+                guard request.inputPath == nil else { throw UsageError("convert reads one input file", command: "convert") }
+                request.inputPath = path
+            case .option(let name, let value):
+                switch name {
+                case "help": return .help("convert")
+                case "from": request.from = value
+                case "to": request.to = value
+                case "output": request.outputPath = value
+                case "info": request.info = true
+                default: break
+                }
+            }
+        }
+        if !request.info && request.to == nil {
+            throw UsageError("convert needs --to FORMAT (txt, rtf, html, rtfd, rtfd-dir) or --info", command: "convert")
+        }
+        return .convert(request)
+    }
+
+    private static func milliseconds(_ value: String?, command: String) throws(UsageError) -> Int {
+        guard let value, let ms = Int(value), ms > 0, ms <= 3_600_000 else {
+            throw UsageError("--timeout takes milliseconds from 1 to 3600000", command: command)
+        }
+        return ms
+    }
+
+    // MARK: - pbcopy / pbpaste (macOS flags)
+
+    private static func pboard(_ value: String?, command: String) throws(UsageError) -> PasteboardName {
+        // macOS's find, font and ruler pasteboards become named selections of those names.
+        guard let value, let name = PasteboardName.named(value) else {
+            throw UsageError("-pboard takes general, find, font, ruler, primary or a pasteboard name", command: command)
+        }
+        return name
+    }
+
+    static func parsePBCopy(_ arguments: [String]) throws(UsageError) -> Command {
+        var request = CopyRequest()
+        request.detectRichText = true
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "-help", "--help", "-h": return .help("pbcopy")
+            case "-pboard":
+                index += 1
+                request.pasteboard = try pboard(index < arguments.count ? arguments[index] : nil, command: "pbcopy")
+            default: throw UsageError("unknown argument '\(arguments[index])'", command: "pbcopy")
+            }
+            index += 1
+        }
+        return .copy(request)
+    }
+
+    static func parsePBPaste(_ arguments: [String]) throws(UsageError) -> Command {
+        var request = PasteRequest()
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "-help", "--help", "-h": return .help("pbpaste")
+            case "-pboard":
+                index += 1
+                request.pasteboard = try pboard(index < arguments.count ? arguments[index] : nil, command: "pbpaste")
+            case "-Prefer":
+                index += 1
+                let value = index < arguments.count ? arguments[index] : ""
+                switch value {
+                case "txt", "ps": request.types = [.utf8PlainText]
+                case "rtf": request.types = [.rtf, .utf8PlainText]
+                case "html": request.types = [.html, .utf8PlainText]
+                default: throw UsageError("-Prefer takes txt, rtf or ps", command: "pbpaste")
+                }
+            default: throw UsageError("unknown argument '\(arguments[index])'", command: "pbpaste")
+            }
+            index += 1
+        }
+        return .paste(request)
+    }
+}

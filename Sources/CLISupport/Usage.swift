@@ -1,0 +1,93 @@
+/// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
+public enum Usage {
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "help"]
+
+    public static let overview = """
+    usage: pb <command> [options]
+
+    Copy and paste on X11 through pasteboardd.
+
+    commands:
+      copy      put standard input (or files, or text operands) on a pasteboard
+      paste     write a pasteboard's content to standard output
+      types     list the types (X targets) a pasteboard offers
+      count     print a pasteboard's changeCount
+      clear     empty a pasteboard
+      convert   convert between txt, rtf, html, rtfd and rtfd-dir
+      help      show help for a command
+
+    pasteboards: -b/--clipboard (the default, CLIPBOARD), -p/--primary (PRIMARY),
+                 -P/--pasteboard NAME (the X selection NAME)
+    exit status: 0 ok, 1 error, 2 pasteboard empty, 3 type not offered, 4 owner timed out, 64 usage
+
+    pbcopy and pbpaste (links to pb) behave as on macOS.
+    """
+
+    public static func text(for command: String?) -> String {
+        switch command {
+        case "copy": return """
+            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-n] [TEXT...]
+
+            Hands the data to pasteboardd, which owns the selection and serves it; pb returns at once.
+            Without -t, standard input (or TEXT) is UTF-8 text. Several -t TYPE=FILE make one copy with
+            several representations; at most one -t TYPE without a file reads standard input.
+            TYPE is a MIME type, an X atom name, or an alias: text, html, rtf, rtfd, png.
+
+              -t, --type TYPE[=FILE]  a representation (repeatable)
+              -n, --trim-newline      drop one trailing newline from standard input
+                  --sensitive         secret content: served, never stored or logged
+              -p, --primary           use PRIMARY
+              -b, --clipboard         use CLIPBOARD (default)
+              -P, --pasteboard NAME   use the X selection NAME
+            """
+        case "paste": return """
+            usage: pb paste [-p|-b|-P NAME] [-t TYPE]... [-n] [--timeout MS]
+
+            Writes the pasteboard's content to standard output, adding no newline. Reads the X selection
+            itself, whoever owns it. Without -t, text (UTF8_STRING, then STRING, TEXT...). Several -t give
+            an order of preference.
+
+              -t, --type TYPE      the type wanted (repeatable: first offered wins)
+              -n, --trim-newline   drop one trailing newline
+              -l, --list-types     list the types instead (as pb types)
+                  --timeout MS     how long to wait for the owner (default 5000)
+            """
+        case "types": return """
+            usage: pb types [-p|-b|-P NAME] [--timeout MS]
+
+            Lists the targets the pasteboard's owner offers, one per line.
+            """
+        case "count": return """
+            usage: pb count [-p|-b|-P NAME]
+
+            Prints the pasteboard's changeCount: it grows by one with each change and never goes back.
+            Read from the root window property _PASTEBOARD_CHANGE_COUNT_<NAME>, published by pasteboardd.
+            """
+        case "clear": return """
+            usage: pb clear [-p|-b|-P NAME]
+
+            Empties the pasteboard (its selection then has no owner).
+            """
+        case "convert": return """
+            usage: pb convert [--from FORMAT] --to FORMAT [-o OUTPUT] [INPUT]
+                   pb convert [--from FORMAT] --info [INPUT]
+
+            Converts a document between txt, rtf, html, rtfd (flat RTFD, com.apple.flat-rtfd) and
+            rtfd-dir (an RTFD bundle directory). Reads INPUT or standard input, writes OUTPUT or standard
+            output. --from defaults to the input's extension or content.
+            """
+        case "help": return "usage: pb help [COMMAND]"
+        case "pbcopy": return """
+            usage: pbcopy [-pboard general|find|font|ruler|primary|NAME]
+
+            Copies standard input to the pasteboard. Input starting with {\\rtf is offered as RTF plus text.
+            """
+        case "pbpaste": return """
+            usage: pbpaste [-pboard general|find|font|ruler|primary|NAME] [-Prefer txt|rtf|ps]
+
+            Writes the pasteboard's content to standard output (text unless -Prefer rtf finds RTF).
+            """
+        default: return overview
+        }
+    }
+}

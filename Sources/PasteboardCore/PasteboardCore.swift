@@ -1,1 +1,0 @@
-// PasteboardCore: placeholder until the module lands.

@@ -1,0 +1,73 @@
+/// A pasteboard type: the name of one representation of an item.
+///
+/// Types are named as X targets are (MIME types such as `text/html`, or atom names such as
+/// `UTF8_STRING`), since every representation is served to X peers under its own name. `PasteboardType`
+/// also knows Apple's uniform type identifiers and the short aliases the command line accepts, and
+/// which names denote the same data (`public.utf8-plain-text` = `UTF8_STRING` = `text/plain;charset=utf-8`).
+public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The X target name under which this type is served.
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    // MARK: Well-known types
+
+    /// UTF-8 plain text, as stored by `pb copy` without `-t`.
+    public static let utf8PlainText = PasteboardType("text/plain;charset=utf-8")
+    public static let utf8String = PasteboardType("UTF8_STRING")
+    public static let plainText = PasteboardType("text/plain")
+    public static let string = PasteboardType("STRING")
+    public static let text = PasteboardType("TEXT")
+    public static let compoundText = PasteboardType("COMPOUND_TEXT")
+    public static let html = PasteboardType("text/html")
+    public static let rtf = PasteboardType("text/rtf")
+    public static let applicationRTF = PasteboardType("application/rtf")
+    public static let richText = PasteboardType("text/richtext")
+    public static let flatRTFD = PasteboardType("com.apple.flat-rtfd")
+    public static let png = PasteboardType("image/png")
+    public static let uriList = PasteboardType("text/uri-list")
+
+    /// The X targets that carry plain text, in the order owners list them.
+    public static let textFamily: [PasteboardType] = [.utf8String, .utf8PlainText, .plainText, .string, .text, .compoundText]
+    /// The X targets that carry RTF (LibreOffice puts RTF under `text/richtext` too).
+    public static let rtfFamily: [PasteboardType] = [.rtf, .applicationRTF, .richText]
+
+    /// True for targets that carry plain text.
+    public var isText: Bool { Self.textFamily.contains(self) }
+
+    // MARK: Names users type
+
+    /// Short names accepted wherever a type is named (`pb copy -t`, `pb paste -t`, the library).
+    public static let aliases: [String: PasteboardType] = [
+        "text": .utf8PlainText, "txt": .utf8PlainText, "utf8": .utf8String,
+        "html": .html, "rtf": .rtf, "rtfd": .flatRTFD, "png": .png, "uri": .uriList, "uris": .uriList,
+    ]
+
+    /// Apple uniform type identifiers and the X target each one is served as.
+    public static let uniformTypeIdentifiers: [String: PasteboardType] = [
+        "public.utf8-plain-text": .utf8PlainText, "public.plain-text": .utf8PlainText,
+        "public.rtf": .rtf, "com.apple.flat-rtfd": .flatRTFD, "public.html": .html,
+        "public.png": .png, "public.url": .uriList, "public.file-url": .uriList,
+        "NSStringPboardType": .utf8PlainText, "NeXT Rich Text Format v1.0 pasteboard type": .rtf,
+        "NeXT RTFD pasteboard type": .flatRTFD, "Apple HTML pasteboard type": .html,
+    ]
+
+    /// Resolves what a user typed: an alias, a UTI, or any MIME type or atom name as it is.
+    /// Returns nil for an empty name, one with a NUL or control character, or one over 255 bytes.
+    public static func named(_ name: String) -> PasteboardType? {
+        guard !name.isEmpty, name.utf8.count <= 255,
+              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        if let alias = aliases[name.lowercased()] { return alias }
+        if let uti = uniformTypeIdentifiers[name] { return uti }
+        return PasteboardType(name)
+    }
+
+    /// The targets that carry the same data as this one, itself first: a reader that asks for `self`
+    /// and finds it missing may take any of these instead.
+    public var equivalents: [PasteboardType] {
+        if isText { return [self] + Self.textFamily.filter { $0 != self } }
+        if Self.rtfFamily.contains(self) { return [self] + Self.rtfFamily.filter { $0 != self } }
+        return [self]
+    }
+}

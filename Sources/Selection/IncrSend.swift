@@ -1,0 +1,102 @@
+/// Identifies one transfer in flight: ICCCM lets one requestor window run several transfers on
+/// different properties, and two windows may use the same property name.
+public struct TransferKey: Hashable, Sendable, CustomStringConvertible {
+    public var requestor: WindowID
+    public var property: Atom
+    public init(requestor: WindowID, property: Atom) {
+        self.requestor = requestor
+        self.property = property
+    }
+    public var description: String { "\(requestor) \(property)" }
+}
+
+/// An INCR transfer sent by the owner (ICCCM 2.5), as a value.
+///
+/// The owner has written the `INCR` header and sent SelectionNotify. Each time the requestor deletes
+/// the property, `propertyDeleted()` says what to write next: the next chunk of `data`, then one
+/// zero-length property that ends the transfer. Timeouts and the requestor's death are the shell's
+/// business: it drops the value.
+public struct IncrSend: Equatable, Sendable {
+    public enum Step: Equatable, Sendable {
+        /// Write `data[range]` with `type`, format 8, replacing the property.
+        case writeChunk(Range<Int>)
+        /// Write a zero-length property with `type`; the transfer is then complete.
+        case writeEnd
+        /// Nothing more to do; a delete after the end is ignored.
+        case done
+    }
+
+    public let key: TransferKey
+    public let type: Atom
+    public let data: [UInt8]
+    public let chunkSize: Int
+    public private(set) var offset: Int = 0
+    public private(set) var isComplete = false
+    public private(set) var chunksWritten = 0
+
+    /// - Precondition: `chunkSize > 0`.
+    public init(key: TransferKey, type: Atom, data: [UInt8], chunkSize: Int) {
+        precondition(chunkSize > 0, "INCR chunks must hold at least one byte")
+        self.key = key
+        self.type = type
+        self.data = data
+        self.chunkSize = chunkSize
+    }
+
+    /// The header property the owner writes before notifying: type INCR, one 32-bit item holding the
+    /// total size (a lower bound per ICCCM; here exact, capped at UInt32.max).
+    public func header(incrAtom: Atom) -> PropertyValue {
+        PropertyValue(type: incrAtom, longs: [UInt32(clamping: data.count)])
+    }
+
+    /// Advances after the requestor deleted the property.
+    public mutating func propertyDeleted() -> Step {
+        if isComplete { return .done }
+        if offset < data.count {
+            let end = min(offset + chunkSize, data.count)
+            defer { offset = end; chunksWritten += 1 }
+            return .writeChunk(offset..<end)
+        }
+        isComplete = true
+        return .writeEnd
+    }
+
+    public static func == (a: IncrSend, b: IncrSend) -> Bool {
+        a.key == b.key && a.type == b.type && a.offset == b.offset && a.isComplete == b.isComplete
+            && a.chunkSize == b.chunkSize && a.data.count == b.data.count
+    }
+}
+
+/// An INCR transfer received by a requestor (ICCCM 2.5), as a value with a size cap.
+///
+/// After seeing the `INCR` header the requestor deletes the property; then for each new value it reads
+/// the property with delete and passes it here. A zero-length value ends the transfer.
+public struct IncrReceive: Sendable {
+    public enum Outcome: Equatable, Sendable {
+        case needMore
+        case complete
+        /// The data would exceed the cap; the requestor should stop and drain or abandon.
+        case overCap
+        /// A chunk whose type differs from the first one's.
+        case typeMismatch
+    }
+
+    public private(set) var type: Atom?
+    public private(set) var data: [UInt8] = []
+    public let cap: Int
+
+    /// `sizeHint` is the header's lower bound, used only to reserve capacity up to the cap.
+    public init(cap: Int, sizeHint: Int = 0) {
+        self.cap = cap
+        if sizeHint > 0 { data.reserveCapacity(min(sizeHint, cap)) }
+    }
+
+    public mutating func receive(type chunkType: Atom, bytes: [UInt8]) -> Outcome {
+        if bytes.isEmpty { return .complete }
+        if let type, type != chunkType { return .typeMismatch }
+        type = chunkType
+        if data.count + bytes.count > cap { return .overCap }
+        data.append(contentsOf: bytes)
+        return .needMore
+    }
+}

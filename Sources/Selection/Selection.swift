@@ -1,1 +1,0 @@
-// Selection: placeholder until the module lands.

@@ -1,0 +1,60 @@
+/// A SelectionRequest event as the owner receives it.
+public struct SelectionRequest: Equatable, Sendable {
+    public var requestor: WindowID
+    public var selection: Atom
+    public var target: Atom
+    /// Where the requestor wants the data; `.none` from obsolete clients (ICCCM 2.2: use the target atom).
+    public var property: Atom
+    public var time: Timestamp
+
+    public init(requestor: WindowID, selection: Atom, target: Atom, property: Atom, time: Timestamp) {
+        self.requestor = requestor
+        self.selection = selection
+        self.target = target
+        self.property = property
+        self.time = time
+    }
+}
+
+/// One property to write on the requestor's window.
+public struct PropertyWrite: Equatable, Sendable {
+    public var property: Atom
+    public var value: PropertyValue
+    public init(property: Atom, value: PropertyValue) {
+        self.property = property
+        self.value = value
+    }
+}
+
+/// What the owner does to answer one SelectionRequest: write these properties on the requestor's window,
+/// register these INCR transfers, then send one SelectionNotify naming `notifyProperty`
+/// (`.none` refuses the request).
+public struct ReplyPlan: Equatable, Sendable {
+    public var writes: [PropertyWrite] = []
+    public var transfers: [IncrSend] = []
+    public var notifyProperty: Atom = .none
+    /// Why the request (or one pair of a MULTIPLE) was refused, for the log; never clipboard content.
+    public var refusals: [Refusal] = []
+
+    public init() {}
+
+    public var isRefused: Bool { notifyProperty.isNone }
+}
+
+/// Why a target was not converted.
+public enum Refusal: Equatable, Sendable {
+    /// The request's time is earlier than the time the selection was acquired.
+    case staleRequest
+    /// The target is not one the content offers or that the owner knows how to produce.
+    case targetNotOffered(Atom)
+    /// A MULTIPLE request named no property or its ATOM_PAIR list could not be read.
+    case malformedMultiple
+    /// MULTIPLE inside MULTIPLE.
+    case nestedMultiple
+    /// The converted value is format 16 or 32 and larger than one request can carry.
+    case tooLargeForOneRequest(Atom)
+    /// A side-effect target (DELETE, INSERT_*) that this owner does not perform.
+    case sideEffectTarget(Atom)
+    /// A MULTIPLE request listing more pairs than the owner accepts.
+    case tooManyPairs(Int)
+}

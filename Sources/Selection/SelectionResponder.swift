@@ -1,0 +1,149 @@
+/// Answers SelectionRequests for a selection the caller owns, per ICCCM 2.2–2.6, as a pure function.
+///
+/// The responder handles the protocol targets itself (`TARGETS`, `TIMESTAMP`, `MULTIPLE`), refuses stale
+/// requests and side-effect targets, substitutes the target for a `None` property (obsolete clients),
+/// and decides when data goes by INCR. Content targets are converted by the caller's `convert` closure,
+/// which is called at most once per target and request.
+public struct SelectionResponder: Sendable {
+    public var atoms: StandardAtoms
+    /// Format-8 values larger than this many bytes are sent by INCR.
+    public var incrThreshold: Int
+    /// The size of each INCR chunk.
+    public var chunkSize: Int
+    /// The most (target, property) pairs one MULTIPLE request may list.
+    public var maximumMultiplePairs: Int
+
+    public init(atoms: StandardAtoms, incrThreshold: Int, chunkSize: Int, maximumMultiplePairs: Int = 4096) {
+        precondition(incrThreshold > 0 && chunkSize > 0, "INCR sizes must be positive")
+        self.atoms = atoms
+        self.incrThreshold = incrThreshold
+        self.chunkSize = chunkSize
+        self.maximumMultiplePairs = maximumMultiplePairs
+    }
+
+    /// The sizes to use given the server's maximum request length in bytes (BIG-REQUESTS extended if
+    /// available). A chunk is kept at or below 4,000,000 bytes because xsel 1.2 hangs on larger chunks,
+    /// and leaves room for the ChangeProperty request header.
+    public static func sizes(maximumRequestBytes: Int) -> (incrThreshold: Int, chunkSize: Int) {
+        let usable = max(maximumRequestBytes - 1024, 4096)
+        let chunk = min(usable, 4_000_000)
+        return (chunk, chunk)
+    }
+
+    /// The ATOM list a TARGETS request gets: the protocol targets, then `offered` without duplicates.
+    public func targetsList(offered: [Atom]) -> [Atom] {
+        var seen: Set<Atom> = []
+        var list: [Atom] = []
+        for atom in [atoms.targets, atoms.timestamp, atoms.multiple] + offered where !atom.isNone {
+            if seen.insert(atom).inserted { list.append(atom) }
+        }
+        return list
+    }
+
+    /// Plans the answer to `request`.
+    /// - Parameters:
+    ///   - acquiredAt: the server time at which the caller took ownership.
+    ///   - offered: the content targets, in preference order.
+    ///   - multiplePairs: for a MULTIPLE request, the ATOM_PAIR list read from the requestor's property
+    ///     (nil if it could not be read); ignored otherwise.
+    ///   - convert: produces a content target's value, or nil to refuse it.
+    public func plan(
+        for request: SelectionRequest,
+        acquiredAt: Timestamp,
+        offered: [Atom],
+        multiplePairs: [Atom]?,
+        convert: (Atom) -> PropertyValue?
+    ) -> ReplyPlan {
+        var plan = ReplyPlan()
+        if !request.time.isCurrentTime && request.time.isEarlier(than: acquiredAt) {
+            plan.refusals.append(.staleRequest)
+            return plan
+        }
+        if request.target == atoms.multiple {
+            planMultiple(request, acquiredAt: acquiredAt, offered: offered, pairs: multiplePairs,
+                         convert: convert, into: &plan)
+            return plan
+        }
+        let property = request.property.isNone ? request.target : request.property
+        if appendAnswer(target: request.target, property: property, requestor: request.requestor,
+                        acquiredAt: acquiredAt, offered: offered, convert: convert, into: &plan) {
+            plan.notifyProperty = property
+        }
+        return plan
+    }
+
+    private func planMultiple(
+        _ request: SelectionRequest, acquiredAt: Timestamp, offered: [Atom], pairs: [Atom]?,
+        convert: (Atom) -> PropertyValue?, into plan: inout ReplyPlan
+    ) {
+        guard !request.property.isNone, let pairs, !pairs.isEmpty, pairs.count % 2 == 0 else {
+            plan.refusals.append(.malformedMultiple)
+            return
+        }
+        guard pairs.count / 2 <= maximumMultiplePairs else {
+            plan.refusals.append(.tooManyPairs(pairs.count / 2))
+            return
+        }
+        var result = pairs
+        var anyFailed = false
+        for index in stride(from: 0, to: pairs.count, by: 2) {
+            let target = pairs[index]
+            let property = pairs[index + 1]
+            let ok: Bool
+            if target == atoms.multiple {
+                plan.refusals.append(.nestedMultiple)
+                ok = false
+            } else if property.isNone {
+                plan.refusals.append(.malformedMultiple)
+                ok = false
+            } else {
+                ok = appendAnswer(target: target, property: property, requestor: request.requestor,
+                                  acquiredAt: acquiredAt, offered: offered, convert: convert, into: &plan)
+            }
+            if !ok {
+                result[index + 1] = .none
+                anyFailed = true
+            }
+        }
+        if anyFailed {
+            plan.writes.append(PropertyWrite(
+                property: request.property,
+                value: PropertyValue(type: atoms.atomPair, longs: result.map(\.rawValue))))
+        }
+        plan.notifyProperty = request.property
+    }
+
+    /// Appends the writes (and transfer) answering one target; false if refused.
+    private func appendAnswer(
+        target: Atom, property: Atom, requestor: WindowID, acquiredAt: Timestamp, offered: [Atom],
+        convert: (Atom) -> PropertyValue?, into plan: inout ReplyPlan
+    ) -> Bool {
+        let value: PropertyValue
+        if target == atoms.targets {
+            value = PropertyValue(type: atoms.atom, longs: targetsList(offered: offered).map(\.rawValue))
+        } else if target == atoms.timestamp {
+            value = PropertyValue(type: atoms.integer, longs: [acquiredAt.rawValue])
+        } else if target == atoms.delete || target == atoms.insertSelection || target == atoms.insertProperty {
+            plan.refusals.append(.sideEffectTarget(target))
+            return false
+        } else if offered.contains(target), let converted = convert(target) {
+            value = converted
+        } else {
+            plan.refusals.append(.targetNotOffered(target))
+            return false
+        }
+        if value.byteCount > incrThreshold {
+            guard case .bytes(let bytes) = value.items else {
+                plan.refusals.append(.tooLargeForOneRequest(target))
+                return false
+            }
+            let transfer = IncrSend(key: TransferKey(requestor: requestor, property: property),
+                                    type: value.type, data: bytes, chunkSize: chunkSize)
+            plan.writes.append(PropertyWrite(property: property, value: transfer.header(incrAtom: atoms.incr)))
+            plan.transfers.append(transfer)
+        } else {
+            plan.writes.append(PropertyWrite(property: property, value: value))
+        }
+        return true
+    }
+}

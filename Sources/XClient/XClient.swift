@@ -1,1 +1,0 @@
-// XClient: placeholder until the module lands.

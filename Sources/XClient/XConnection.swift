@@ -1,0 +1,345 @@
+import CX11
+import CX11Shims
+import Selection
+
+/// Why a connection could not be opened.
+public enum XConnectionError: Error, CustomStringConvertible, Sendable {
+    case cannotOpenDisplay(String)
+    case missingExtension(String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpenDisplay(let name): "cannot open X display \(name.isEmpty ? "(DISPLAY is not set)" : name)"
+        case .missingExtension(let name): "the X server lacks the \(name) extension"
+        }
+    }
+}
+
+/// A connection to an X server: the only Swift type that calls Xlib.
+///
+/// Not thread-safe: every call must come from the thread that opened it (the daemon's event loop, or a
+/// command-line tool's main thread). Errors the server reports are recorded, never fatal; drain them
+/// with `takeErrors()` and match them to requests by serial (`nextRequestSerial`).
+public final class XConnection {
+    let display: OpaquePointer
+    /// The default screen's root window.
+    public let root: WindowID
+    /// The socket to poll for readability.
+    public let fileDescriptor: Int32
+    /// The protocol atoms, interned at connect time.
+    public private(set) var atoms: StandardAtoms
+    /// The XFixes event base, or nil when the server lacks XFixes.
+    public let xfixesEventBase: Int32?
+
+    private var atomByName: [String: Atom] = [:]
+    private var nameByAtom: [Atom: String] = [:]
+
+    /// Opens `displayName` (nil: `$DISPLAY`). The corresponding Xlib function is XOpenDisplay.
+    public init(displayName: String? = nil) throws(XConnectionError) {
+        let opened: OpaquePointer? = displayName.map { XOpenDisplay($0) } ?? XOpenDisplay(nil)
+        guard let display = opened else {
+            throw .cannotOpenDisplay(displayName ?? "")
+        }
+        self.display = display
+        pbx_install_handlers(display)
+        root = WindowID(UInt32(truncatingIfNeeded: pbx_default_root_window(display)))
+        fileDescriptor = pbx_connection_number(display)
+        var eventBase: Int32 = 0
+        var errorBase: Int32 = 0
+        xfixesEventBase = XFixesQueryExtension(display, &eventBase, &errorBase) != 0 ? eventBase : nil
+        atoms = StandardAtoms(atoms: Array(repeating: .none, count: StandardAtoms.names.count))
+        atoms = StandardAtoms(atoms: intern(StandardAtoms.names))
+    }
+
+    deinit {
+        XCloseDisplay(display)
+    }
+
+    // MARK: - Connection state
+
+    /// The largest request the server accepts, in bytes (BIG-REQUESTS' extended length when present).
+    /// The corresponding Xlib functions are XExtendedMaxRequestSize and XMaxRequestSize.
+    public var maximumRequestBytes: Int {
+        let extended = XExtendedMaxRequestSize(display)
+        let units = extended > 0 ? extended : XMaxRequestSize(display)
+        return Int(units) * 4
+    }
+
+    /// The serial the next request will carry; errors carry the serial of the request that caused them.
+    public var nextRequestSerial: UInt64 { UInt64(pbx_next_request(display)) }
+
+    /// True once the connection to the server is gone; every later call is a no-op.
+    public var isConnectionLost: Bool { pbx_connection_lost() != 0 }
+
+    /// Sends buffered requests. The corresponding Xlib function is XFlush.
+    public func flush() { XFlush(display) }
+
+    /// Sends buffered requests and waits until the server processed them (so their errors are recorded).
+    /// The corresponding Xlib function is XSync.
+    public func sync() { XSync(display, 0) }
+
+    /// Events already read from the socket or waiting in it, without blocking.
+    /// The corresponding Xlib function is XPending (which flushes first).
+    public func pendingEvents() -> Int { Int(XPending(display)) }
+
+    /// The errors recorded since the last call, oldest first.
+    public func takeErrors() -> [XProtocolError] {
+        var result: [XProtocolError] = []
+        var buffer = [pbx_error_record](repeating: pbx_error_record(), count: 64)
+        while true {
+            let n = Int(pbx_take_errors(&buffer, Int32(buffer.count)))
+            for record in buffer[0..<n] {
+                result.append(XProtocolError(
+                    serial: UInt64(record.serial), errorCode: record.error_code,
+                    requestCode: record.request_code, minorCode: record.minor_code,
+                    resourceID: UInt32(truncatingIfNeeded: record.resource_id)))
+            }
+            if n < buffer.count { return result }
+        }
+    }
+
+    // MARK: - Atoms
+
+    /// Interns `name`, creating the atom if needed (`only_if_exists` false, so peers that test for an
+    /// atom's existence see it). Cached. The corresponding Xlib function is XInternAtom.
+    public func intern(_ name: String) -> Atom {
+        if let atom = atomByName[name] { return atom }
+        let atom = Atom(UInt32(truncatingIfNeeded: XInternAtom(display, name, 0)))
+        remember(atom, name)
+        return atom
+    }
+
+    /// Interns several names in one round trip. The corresponding Xlib function is XInternAtoms.
+    public func intern(_ names: [String]) -> [Atom] {
+        let missing = names.filter { atomByName[$0] == nil }
+        if !missing.isEmpty {
+            // One buffer holds every name, NUL-terminated; the pointer list points into it.
+            var storage: [CChar] = []
+            var offsets: [Int] = []
+            for name in missing {
+                offsets.append(storage.count)
+                storage += name.utf8.map { CChar(bitPattern: $0) } + [0]
+            }
+            var result = [CX11.Atom](repeating: 0, count: missing.count)
+            storage.withUnsafeMutableBufferPointer { buffer in
+                var pointers: [UnsafeMutablePointer<CChar>?] = offsets.map { buffer.baseAddress! + $0 }
+                _ = XInternAtoms(display, &pointers, Int32(missing.count), 0, &result)
+            }
+            for (name, raw) in zip(missing, result) { remember(Atom(UInt32(truncatingIfNeeded: raw)), name) }
+        }
+        return names.map { atomByName[$0]! }
+    }
+
+    /// The name of `atom`, or nil if the server does not know it (a BadAtom is recorded).
+    /// Cached. The corresponding Xlib function is XGetAtomName.
+    public func name(of atom: Atom) -> String? {
+        if atom.isNone { return nil }
+        if let name = nameByAtom[atom] { return name }
+        guard let cName = XGetAtomName(display, CX11.Atom(atom.rawValue)) else { return nil }
+        defer { XFree(cName) }
+        let name = String(cString: cName)
+        remember(atom, name)
+        return name
+    }
+
+    private func remember(_ atom: Atom, _ name: String) {
+        guard !atom.isNone else { return }
+        atomByName[name] = atom
+        nameByAtom[atom] = name
+    }
+
+    // MARK: - Windows
+
+    /// Creates an unmapped 1×1 window on the root, for owning selections or receiving them.
+    /// The corresponding Xlib function is XCreateSimpleWindow.
+    public func createWindow(eventMask: EventMask = [.propertyChange]) -> WindowID {
+        let raw = XCreateSimpleWindow(display, pbx_default_root_window(display), -10, -10, 1, 1, 0, 0, 0)
+        let window = WindowID(UInt32(truncatingIfNeeded: raw))
+        selectInput(window, eventMask)
+        return window
+    }
+
+    /// The corresponding Xlib function is XDestroyWindow.
+    public func destroyWindow(_ window: WindowID) {
+        XDestroyWindow(display, CX11.Window(window.rawValue))
+    }
+
+    /// Replaces this client's event mask on `window` (other clients' masks are not affected).
+    /// The corresponding Xlib function is XSelectInput.
+    public func selectInput(_ window: WindowID, _ mask: EventMask) {
+        XSelectInput(display, CX11.Window(window.rawValue), mask.rawValue)
+    }
+
+    // MARK: - Selections
+
+    /// The corresponding Xlib function is XSetSelectionOwner.
+    public func setSelectionOwner(_ selection: Atom, owner: WindowID, time: Timestamp) {
+        XSetSelectionOwner(display, CX11.Atom(selection.rawValue), CX11.Window(owner.rawValue),
+                           CX11.Time(time.rawValue))
+    }
+
+    /// A round trip. The corresponding Xlib function is XGetSelectionOwner.
+    public func selectionOwner(_ selection: Atom) -> WindowID {
+        WindowID(UInt32(truncatingIfNeeded: XGetSelectionOwner(display, CX11.Atom(selection.rawValue))))
+    }
+
+    /// The corresponding Xlib function is XConvertSelection.
+    public func convertSelection(_ selection: Atom, target: Atom, property: Atom, requestor: WindowID,
+                                 time: Timestamp) {
+        XConvertSelection(display, CX11.Atom(selection.rawValue), CX11.Atom(target.rawValue),
+                          CX11.Atom(property.rawValue), CX11.Window(requestor.rawValue),
+                          CX11.Time(time.rawValue))
+    }
+
+    /// Sends SelectionNotify to `requestor` (property `.none` refuses the request).
+    public func sendSelectionNotify(requestor: WindowID, selection: Atom, target: Atom, property: Atom,
+                                    time: Timestamp) {
+        _ = pbx_send_selection_notify(display, CX11.Window(requestor.rawValue), CX11.Atom(selection.rawValue),
+                                      CX11.Atom(target.rawValue), CX11.Atom(property.rawValue),
+                                      CX11.Time(time.rawValue))
+    }
+
+    /// Sends a 32-bit ClientMessage (e.g. the ICCCM MANAGER announcement) to `destination`.
+    public func sendClientMessage(to destination: WindowID, eventMask: EventMask, window: WindowID,
+                                  type: Atom, data: [Int]) {
+        var longs = [CLong](repeating: 0, count: 5)
+        for (i, v) in data.prefix(5).enumerated() { longs[i] = CLong(v) }
+        _ = pbx_send_client_message(display, CX11.Window(destination.rawValue), eventMask.rawValue,
+                                    CX11.Window(window.rawValue), CX11.Atom(type.rawValue), longs)
+    }
+
+    /// Asks for XFixes selection events about `selection` on `window`.
+    /// The corresponding Xlib function is XFixesSelectSelectionInput.
+    public func watchSelection(_ selection: Atom, on window: WindowID, mask: XFixesSelectionMask = .all) {
+        XFixesSelectSelectionInput(display, CX11.Window(window.rawValue), CX11.Atom(selection.rawValue),
+                                   UInt(mask.rawValue))
+    }
+
+    // MARK: - Properties
+
+    public enum PropertyMode: Int32, Sendable {
+        case replace = 0, prepend = 1, append = 2
+    }
+
+    /// Writes a property. Format-32 items are passed to Xlib as C longs.
+    /// The corresponding Xlib function is XChangeProperty.
+    public func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue,
+                               mode: PropertyMode = .replace) {
+        switch value.items {
+        case .bytes(let bytes):
+            bytes.withUnsafeBytes { changeProperty(window, property, type: value.type, bytes: $0, mode: mode) }
+        case .shorts(let shorts):
+            let cShorts = shorts.map { CShort(bitPattern: $0) }
+            _ = cShorts.withUnsafeBytes { raw in
+                XChangeProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
+                                CX11.Atom(value.type.rawValue), 16, mode.rawValue,
+                                raw.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(shorts.count))
+            }
+        case .longs(let longs):
+            let cLongs = longs.map { CLong(Int64($0)) }
+            _ = cLongs.withUnsafeBytes { raw in
+                XChangeProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
+                                CX11.Atom(value.type.rawValue), 32, mode.rawValue,
+                                raw.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(longs.count))
+            }
+        }
+    }
+
+    /// Writes format-8 data straight from `bytes` without copying it first.
+    public func changeProperty(_ window: WindowID, _ property: Atom, type: Atom, bytes: UnsafeRawBufferPointer,
+                               mode: PropertyMode = .replace) {
+        var empty: UInt8 = 0
+        let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? withUnsafeMutablePointer(to: &empty) { UnsafePointer($0) }
+        XChangeProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
+                        CX11.Atom(type.rawValue), 8, mode.rawValue, base, Int32(bytes.count))
+    }
+
+    /// A property read in one request.
+    public struct PropertyRead: Sendable {
+        /// Nil when the property does not exist.
+        public var value: PropertyValue?
+        /// Bytes left unread past `maximumBytes` (then a delete was not done).
+        public var bytesAfter: Int
+    }
+
+    /// Reads up to `maximumBytes` of a property, deleting it if `delete` and everything was read.
+    /// A round trip. The corresponding Xlib function is XGetWindowProperty.
+    public func getProperty(_ window: WindowID, _ property: Atom, delete: Bool, maximumBytes: Int) -> PropertyRead {
+        var actualType: CX11.Atom = 0
+        var actualFormat: Int32 = 0
+        var itemCount: UInt = 0
+        var bytesAfter: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>? = nil
+        let longLength = (maximumBytes + 3) / 4
+        let status = XGetWindowProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
+                                        0, longLength, delete ? 1 : 0, CX11.Atom(0) /* AnyPropertyType */,
+                                        &actualType, &actualFormat, &itemCount, &bytesAfter, &data)
+        defer { if let data { XFree(data) } }
+        guard status == 0 /* Success */, actualType != 0 else {
+            return PropertyRead(value: nil, bytesAfter: 0)
+        }
+        let type = Atom(UInt32(truncatingIfNeeded: actualType))
+        let count = Int(itemCount)
+        let items: PropertyValue.Items
+        switch actualFormat {
+        case 8:
+            items = .bytes(data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? [])
+        case 16:
+            items = .shorts(data.map { raw in
+                raw.withMemoryRebound(to: CShort.self, capacity: count) { p in
+                    (0..<count).map { UInt16(bitPattern: p[$0]) }
+                }
+            } ?? [])
+        default:
+            items = .longs(data.map { raw in
+                raw.withMemoryRebound(to: CLong.self, capacity: count) { p in
+                    (0..<count).map { UInt32(truncatingIfNeeded: p[$0]) }
+                }
+            } ?? [])
+        }
+        return PropertyRead(value: PropertyValue(type: type, items: items), bytesAfter: Int(bytesAfter))
+    }
+
+    /// The corresponding Xlib function is XDeleteProperty.
+    public func deleteProperty(_ window: WindowID, _ property: Atom) {
+        XDeleteProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue))
+    }
+
+    // MARK: - Text encodings Xlib owns
+
+    /// COMPOUND_TEXT for UTF-8 text, or nil if Xlib cannot convert it.
+    /// The corresponding Xlib function is Xutf8TextListToTextProperty(…, XCompoundTextStyle).
+    public func compoundText(fromUTF8 text: [UInt8]) -> PropertyValue? {
+        var property = XTextProperty()
+        var cString = text.map { CChar(bitPattern: $0) } + [0]
+        let status = cString.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var list: UnsafeMutablePointer<CChar>? = buffer.baseAddress
+            return Xutf8TextListToTextProperty(display, &list, 1, XCompoundTextStyle, &property)
+        }
+        guard status >= 0, let value = property.value else { return nil }
+        defer { XFree(value) }
+        let bytes = Array(UnsafeBufferPointer(start: value, count: Int(property.nitems)))
+        return PropertyValue(type: atoms.compoundText, bytes: bytes)
+    }
+
+    /// UTF-8 text for COMPOUND_TEXT bytes, or nil if Xlib cannot convert them.
+    /// The corresponding Xlib function is Xutf8TextPropertyToTextList.
+    public func utf8(fromCompoundText bytes: [UInt8]) -> [UInt8]? {
+        var copy = bytes
+        return copy.withUnsafeMutableBufferPointer { buffer -> [UInt8]? in
+            var property = XTextProperty(value: buffer.baseAddress, encoding: CX11.Atom(atoms.compoundText.rawValue),
+                                         format: 8, nitems: UInt(buffer.count))
+            var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
+            var count: Int32 = 0
+            guard Xutf8TextPropertyToTextList(display, &property, &list, &count) >= 0, let list else { return nil }
+            defer { XFreeStringList(list) }
+            var out: [UInt8] = []
+            for i in 0..<Int(count) {
+                guard let s = list[i] else { continue }
+                var p = s
+                while p.pointee != 0 { out.append(UInt8(bitPattern: p.pointee)); p += 1 }
+            }
+            return out
+        }
+    }
+}
