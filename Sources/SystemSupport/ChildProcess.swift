@@ -1,0 +1,121 @@
+import Glibc
+
+/// How a child process ended.
+public enum ExitStatus: Hashable, Sendable, CustomStringConvertible {
+    /// It called `exit` with this code.
+    case exited(Int32)
+    /// A signal killed it.
+    case signaled(Signal)
+
+    /// Decodes a `waitpid` status word (`WIFEXITED`, `WEXITSTATUS`, `WTERMSIG` are macros Swift
+    /// cannot import; this is their Linux definition).
+    init?(waitStatus status: Int32) {
+        let low = status & 0x7f
+        if low == 0 {
+            self = .exited((status >> 8) & 0xff)
+        } else if low != 0x7f {
+            self = .signaled(Signal(rawValue: low))
+        } else {
+            return nil  // Stopped or continued: not an end.
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): return "exited with status \(code)"
+        case .signaled(let signal): return "killed by \(signal)"
+        }
+    }
+}
+
+/// Starting and reaping child processes (for `pb watch`, which runs a command per change).
+public enum ChildProcess {
+    /// Starts `argv[0]`, searched in `$PATH`, with arguments `argv`.
+    ///
+    /// `environment` nil passes ours on. When `stdin`/`stdout` are given they become the child's
+    /// descriptors 0/1. The child starts with an empty signal mask and default dispositions, whatever
+    /// this process blocked or ignored. Only descriptors without `O_CLOEXEC` are inherited (which in
+    /// this code base means only 0, 1 and 2).
+    ///
+    /// The corresponding C function is `posix_spawnp(3)`.
+    public static func spawn(argv: [String], environment: [String: String]? = nil, stdin: FileDescriptor? = nil, stdout: FileDescriptor? = nil) throws -> Int32 {
+        precondition(!argv.isEmpty, "ChildProcess.spawn needs at least the program name")
+        var actions = posix_spawn_file_actions_t()
+        try zeroOrErrorNumber("posix_spawn_file_actions_init") { posix_spawn_file_actions_init(&actions) }
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let stdin {
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") { posix_spawn_file_actions_adddup2(&actions, stdin.rawValue, 0) }
+        }
+        if let stdout {
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") { posix_spawn_file_actions_adddup2(&actions, stdout.rawValue, 1) }
+        }
+
+        var attributes = posix_spawnattr_t()
+        try zeroOrErrorNumber("posix_spawnattr_init") { posix_spawnattr_init(&attributes) }
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var allSignals = sigset_t()
+        sigemptyset(&allSignals)
+        for number in 1..<32 where number != SIGKILL && number != SIGSTOP {
+            sigaddset(&allSignals, Int32(number))
+        }
+        try zeroOrErrorNumber("posix_spawnattr_setsigmask") { posix_spawnattr_setsigmask(&attributes, &emptyMask) }
+        try zeroOrErrorNumber("posix_spawnattr_setsigdefault") { posix_spawnattr_setsigdefault(&attributes, &allSignals) }
+        try zeroOrErrorNumber("posix_spawnattr_setflags") {
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        }
+
+        for value in argv + (environment.map { Array($0.keys) + Array($0.values) } ?? []) where value.utf8.contains(0) {
+            throw SystemError.invalidArgument(operation: "posix_spawnp(\(argv[0]))", reason: "an argument or variable contains a NUL byte")
+        }
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        let cEnvironment: [UnsafeMutablePointer<CChar>?]? = environment.map { variables in
+            variables.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { for pointer in cEnvironment ?? [] { free(pointer) } }
+
+        var processID: pid_t = 0
+        try zeroOrErrorNumber("posix_spawnp(\(argv[0]))") {
+            cArguments.withUnsafeBufferPointer { arguments in
+                if let cEnvironment {
+                    return cEnvironment.withUnsafeBufferPointer { variables in
+                        posix_spawnp(&processID, argv[0], &actions, &attributes, arguments.baseAddress!, variables.baseAddress!)
+                    }
+                }
+                return posix_spawnp(&processID, argv[0], &actions, &attributes, arguments.baseAddress!, environ)
+            }
+        }
+        return processID
+    }
+
+    /// Waits for child `processID` to end and reaps it.
+    ///
+    /// The corresponding C function is `waitpid(2)`.
+    public static func wait(_ processID: Int32) throws -> ExitStatus {
+        while true {
+            var status: Int32 = 0
+            _ = try retryingInterrupts("waitpid(\(processID))") { waitpid(processID, &status, 0) }
+            if let exit = ExitStatus(waitStatus: status) { return exit }
+        }
+    }
+
+    /// Reaps one child that has ended, without blocking: nil when none has (or there are no children).
+    /// Call it until nil after each `SIGCHLD`.
+    ///
+    /// The corresponding C function is `waitpid(2)` with `WNOHANG`.
+    public static func reapAny() throws -> (processID: Int32, status: ExitStatus)? {
+        while true {
+            var status: Int32 = 0
+            let processID: Int32
+            do {
+                processID = try retryingInterrupts("waitpid(-1, WNOHANG)") { waitpid(-1, &status, WNOHANG) }
+            } catch Errno.Code.noChildProcesses {
+                return nil
+            }
+            if processID == 0 { return nil }
+            if let exit = ExitStatus(waitStatus: status) { return (processID, exit) }
+        }
+    }
+}

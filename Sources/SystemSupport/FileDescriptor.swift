@@ -1,0 +1,274 @@
+import Glibc
+
+/// An open file descriptor: a raw `Int32` with typed operations.
+///
+/// A `FileDescriptor` is a plain value; it does not close itself. Whoever opens one owns it and
+/// closes it exactly once. Every descriptor this module creates has `O_CLOEXEC` set.
+public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let standardInput = FileDescriptor(rawValue: 0)
+    public static let standardOutput = FileDescriptor(rawValue: 1)
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    public var description: String { "fd \(rawValue)" }
+}
+
+// MARK: - Options
+
+extension FileDescriptor {
+    /// Flags for `open(2)`. `O_CLOEXEC` is always added by `open`.
+    public struct OpenFlags: OptionSet, Hashable, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let readOnly = OpenFlags([])
+        public static let writeOnly = OpenFlags(rawValue: O_WRONLY)
+        public static let readWrite = OpenFlags(rawValue: O_RDWR)
+        public static let create = OpenFlags(rawValue: O_CREAT)
+        public static let exclusiveCreate = OpenFlags(rawValue: O_EXCL)
+        public static let truncate = OpenFlags(rawValue: O_TRUNC)
+        public static let append = OpenFlags(rawValue: O_APPEND)
+        public static let nonBlocking = OpenFlags(rawValue: O_NONBLOCK)
+        public static let directory = OpenFlags(rawValue: O_DIRECTORY)
+        public static let noFollow = OpenFlags(rawValue: O_NOFOLLOW)
+    }
+
+    /// The outcome of a non-blocking read.
+    public enum ReadResult: Hashable, Sendable {
+        /// Between 1 and `max` bytes.
+        case data([UInt8])
+        /// Nothing to read now (`EAGAIN`); wait for `.readable`.
+        case wouldBlock
+        /// The peer closed its end.
+        case endOfFile
+    }
+}
+
+/// Permission bits for files and directories, e.g. `0o600`.
+public struct FilePermissions: RawRepresentable, Hashable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public init(integerLiteral value: UInt32) { self.rawValue = value }
+
+    /// `0o600`: read and write for the owner only.
+    public static let ownerReadWrite: FilePermissions = 0o600
+    /// `0o700`: everything for the owner only.
+    public static let ownerAll: FilePermissions = 0o700
+
+    public var description: String { "0" + String(rawValue, radix: 8) }
+}
+
+// MARK: - Opening and closing
+
+extension FileDescriptor {
+    /// Opens `path` with `flags` plus `O_CLOEXEC`; `mode` is used when `.create` is given.
+    ///
+    /// The corresponding C function is `open(2)`.
+    public static func open(_ path: String, _ flags: OpenFlags, mode: FilePermissions = 0o600) throws -> FileDescriptor {
+        let raw = try retryingInterrupts("open(\(path))") {
+            Glibc.open(path, flags.rawValue | O_CLOEXEC, mode.rawValue)
+        }
+        return FileDescriptor(rawValue: raw)
+    }
+
+    /// Closes the descriptor. It is not retried on `EINTR`: on Linux the descriptor is gone either way.
+    ///
+    /// The corresponding C function is `close(2)`.
+    public func close() throws {
+        _ = try valueOrErrno("close(\(rawValue))") { Glibc.close(rawValue) }
+    }
+
+    /// Creates a pipe; both ends have `O_CLOEXEC`, and `O_NONBLOCK` too when `nonBlocking` is true.
+    ///
+    /// The corresponding C function is `pipe2(2)`.
+    public static func pipe(nonBlocking: Bool = false) throws -> (readEnd: FileDescriptor, writeEnd: FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        let flags = O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)
+        _ = try valueOrErrno("pipe2") { GNUExtensions.pipe2(&fds, flags) }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+
+    /// Duplicates this descriptor onto `target` (closing what `target` was), or onto the lowest free
+    /// number when `target` is nil. The new descriptor has `O_CLOEXEC`, except that duplicating onto
+    /// standard input, output or error leaves it inheritable, as a child's stdio must be.
+    ///
+    /// The corresponding C functions are `fcntl(2)` with `F_DUPFD_CLOEXEC` and `dup3(2)`/`dup2(2)`.
+    @discardableResult
+    public func duplicate(as target: FileDescriptor? = nil) throws -> FileDescriptor {
+        guard let target else {
+            let raw = try valueOrErrno("fcntl(\(rawValue), F_DUPFD_CLOEXEC)") { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) }
+            return FileDescriptor(rawValue: raw)
+        }
+        let raw = try retryingInterrupts("dup2(\(rawValue), \(target.rawValue))") { dup2(rawValue, target.rawValue) }
+        if target.rawValue > 2 && target != self {
+            try setCloseOnExec(FileDescriptor(rawValue: raw))
+        }
+        return FileDescriptor(rawValue: raw)
+    }
+
+    private func setCloseOnExec(_ fd: FileDescriptor) throws {
+        let flags = try valueOrErrno("fcntl(\(fd.rawValue), F_GETFD)") { fcntl(fd.rawValue, F_GETFD) }
+        _ = try valueOrErrno("fcntl(\(fd.rawValue), F_SETFD)") { fcntl(fd.rawValue, F_SETFD, flags | FD_CLOEXEC) }
+    }
+}
+
+// MARK: - Reading
+
+extension FileDescriptor {
+    /// Reads up to `buffer.count` bytes, retrying `EINTR`. Returns 0 at end of file.
+    /// On a non-blocking descriptor with nothing to read it throws `Errno.Code.wouldBlock`.
+    ///
+    /// The corresponding C function is `read(2)`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try retryingInterrupts("read(\(rawValue))") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Reads what is available now, at most `max` bytes, from a non-blocking descriptor.
+    ///
+    /// The corresponding C function is `read(2)`.
+    public func readAvailable(max: Int = 65536) throws -> ReadResult {
+        precondition(max > 0, "readAvailable(max:) needs room for at least one byte")
+        var count = 0
+        var readError: (any Error)?
+        let bytes = [UInt8](unsafeUninitializedCapacity: max) { buffer, initialized in
+            do {
+                count = try read(into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                readError = error
+            }
+            initialized = count
+        }
+        if let readError {
+            if case Errno.Code.wouldBlock = readError { return .wouldBlock }
+            throw readError
+        }
+        return count == 0 ? .endOfFile : .data(bytes)
+    }
+
+    /// Reads until end of file on a blocking descriptor. Throws `SystemError.limitExceeded` as soon
+    /// as more than `limit` bytes arrive, without reading the rest.
+    ///
+    /// The corresponding C function is `read(2)`.
+    public func readToEnd(limit: Int) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { buffer in try read(into: buffer) }
+            if count == 0 { return result }
+            if result.count + count > limit {
+                throw SystemError.limitExceeded(operation: "read(\(rawValue))", limit: limit)
+            }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+// MARK: - Writing
+
+extension FileDescriptor {
+    /// Writes some of `buffer`, retrying `EINTR`; returns the number of bytes written.
+    ///
+    /// The corresponding C function is `write(2)`.
+    public func write(_ buffer: UnsafeRawBufferPointer) throws -> Int {
+        try retryingInterrupts("write(\(rawValue))") { Glibc.write(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes some of `bytes`, retrying `EINTR`; returns the number of bytes written.
+    ///
+    /// The corresponding C function is `write(2)`.
+    public func write(_ bytes: [UInt8]) throws -> Int {
+        try bytes.withUnsafeBytes { buffer in try write(buffer) }
+    }
+
+    /// Writes all of `bytes` to a blocking descriptor, continuing after partial writes.
+    ///
+    /// The corresponding C function is `write(2)`.
+    public func writeAll<Bytes: Collection>(_ bytes: Bytes) throws where Bytes.Element == UInt8 {
+        let contiguous = Array(bytes)
+        try contiguous.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                offset += try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+            }
+        }
+    }
+
+    /// Writes what fits now to a non-blocking descriptor: the number of bytes written, 0 on `EAGAIN`.
+    ///
+    /// The corresponding C function is `write(2)`.
+    public func writeSome(_ buffer: UnsafeRawBufferPointer) throws -> Int {
+        do {
+            return try write(buffer)
+        } catch Errno.Code.wouldBlock {
+            return 0
+        }
+    }
+
+    /// Writes what fits now of `bytes[offset...]` to a non-blocking descriptor; 0 on `EAGAIN`.
+    ///
+    /// The corresponding C function is `write(2)`.
+    public func writeSome(_ bytes: [UInt8], from offset: Int = 0) throws -> Int {
+        precondition(offset >= 0 && offset <= bytes.count, "writeSome offset out of range")
+        return try bytes.withUnsafeBytes { buffer in
+            try writeSome(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+        }
+    }
+}
+
+// MARK: - Properties
+
+extension FileDescriptor {
+    /// Sets or clears `O_NONBLOCK`.
+    ///
+    /// The corresponding C function is `fcntl(2)` with `F_GETFL`/`F_SETFL`.
+    public func setNonBlocking(_ nonBlocking: Bool = true) throws {
+        let flags = try valueOrErrno("fcntl(\(rawValue), F_GETFL)") { fcntl(rawValue, F_GETFL) }
+        let wanted = nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
+        if wanted != flags {
+            _ = try valueOrErrno("fcntl(\(rawValue), F_SETFL)") { fcntl(rawValue, F_SETFL, wanted) }
+        }
+    }
+
+    /// Whether `O_CLOEXEC` is set.
+    ///
+    /// The corresponding C function is `fcntl(2)` with `F_GETFD`.
+    public var isCloseOnExec: Bool {
+        get throws {
+            let flags = try valueOrErrno("fcntl(\(rawValue), F_GETFD)") { fcntl(rawValue, F_GETFD) }
+            return flags & FD_CLOEXEC != 0
+        }
+    }
+
+    /// Whether `O_NONBLOCK` is set.
+    ///
+    /// The corresponding C function is `fcntl(2)` with `F_GETFL`.
+    public var isNonBlocking: Bool {
+        get throws {
+            let flags = try valueOrErrno("fcntl(\(rawValue), F_GETFL)") { fcntl(rawValue, F_GETFL) }
+            return flags & O_NONBLOCK != 0
+        }
+    }
+
+    /// Whether the descriptor is a terminal.
+    ///
+    /// The corresponding C function is `isatty(3)`.
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
+
+    /// Flushes the file's data and metadata to the device.
+    ///
+    /// The corresponding C function is `fsync(2)`.
+    public func sync() throws {
+        _ = try retryingInterrupts("fsync(\(rawValue))") { fsync(rawValue) }
+    }
+
+    /// Device and inode, mode, owner and size of the open file.
+    ///
+    /// The corresponding C function is `fstat(2)`.
+    public func status() throws -> FileStatus {
+        var info = stat()
+        _ = try valueOrErrno("fstat(\(rawValue))") { fstat(rawValue, &info) }
+        return FileStatus(info)
+    }
+}

@@ -1,0 +1,194 @@
+import Glibc
+
+/// What `stat(2)` says about a file: enough to check ownership and permissions.
+public struct FileStatus: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable { case regular, directory, symbolicLink, socket, fifo, characterDevice, blockDevice, unknown }
+
+    public var device: UInt64
+    public var inode: UInt64
+    public var kind: Kind
+    /// The permission bits (`st_mode & 0o7777`).
+    public var permissions: FilePermissions
+    public var ownerID: UInt32
+    public var groupID: UInt32
+    public var size: Int64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFSOCK: kind = .socket
+        case S_IFIFO: kind = .fifo
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        default: kind = .unknown
+        }
+        permissions = FilePermissions(rawValue: UInt32(info.st_mode & 0o7777))
+        ownerID = UInt32(info.st_uid)
+        groupID = UInt32(info.st_gid)
+        size = Int64(info.st_size)
+    }
+}
+
+/// Paths: directories, plain files, small whole-file reads. Paths are `String`s passed to C as UTF-8.
+public enum FileSystem {
+    /// Creates a directory with `mode` (subject to the umask, then set exactly with `chmod`).
+    /// With `intermediate`, missing parents are created too (with `mode`) and an existing directory
+    /// at `path` is not an error; its mode is left as it is.
+    ///
+    /// The corresponding C functions are `mkdir(2)` and `chmod(2)`.
+    public static func createDirectory(_ path: String, mode: FilePermissions = 0o700, intermediate: Bool = false) throws {
+        if intermediate {
+            if let existing = try? status(path, followSymbolicLinks: true), existing.kind == .directory { return }
+            let parent = parentDirectory(of: path)
+            if parent != path && !parent.isEmpty {
+                try createDirectory(parent, mode: mode, intermediate: true)
+            }
+        }
+        do {
+            _ = try valueOrErrno("mkdir(\(path))") { mkdir(path, mode.rawValue) }
+        } catch Errno.Code.fileExists where intermediate {
+            return
+        }
+        _ = try valueOrErrno("chmod(\(path))") { chmod(path, mode.rawValue) }
+    }
+
+    /// Removes a file (not a directory). A missing file is not an error when `ignoreMissing` is true.
+    ///
+    /// The corresponding C function is `unlink(2)`.
+    public static func removeFile(_ path: String, ignoreMissing: Bool = false) throws {
+        do {
+            _ = try valueOrErrno("unlink(\(path))") { unlink(path) }
+        } catch Errno.Code.noSuchFileOrDirectory where ignoreMissing {
+        }
+    }
+
+    /// Removes an empty directory.
+    ///
+    /// The corresponding C function is `rmdir(2)`.
+    public static func removeDirectory(_ path: String) throws {
+        _ = try valueOrErrno("rmdir(\(path))") { rmdir(path) }
+    }
+
+    /// Whether something exists at `path` (a dangling symbolic link counts).
+    ///
+    /// The corresponding C function is `lstat(2)`.
+    public static func fileExists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The status of `path`, following a final symbolic link unless told not to.
+    ///
+    /// The corresponding C functions are `stat(2)` and `lstat(2)`.
+    public static func status(_ path: String, followSymbolicLinks: Bool = true) throws -> FileStatus {
+        var info = stat()
+        if followSymbolicLinks {
+            _ = try valueOrErrno("stat(\(path))") { stat(path, &info) }
+        } else {
+            _ = try valueOrErrno("lstat(\(path))") { lstat(path, &info) }
+        }
+        return FileStatus(info)
+    }
+
+    /// Reads a whole file, throwing `SystemError.limitExceeded` if it holds more than `limit` bytes.
+    ///
+    /// The corresponding C functions are `open(2)` and `read(2)`.
+    public static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        defer { try? fd.close() }
+        return try fd.readToEnd(limit: limit)
+    }
+
+    /// The names in a directory, without `.` and `..`, sorted bytewise.
+    ///
+    /// The corresponding C functions are `opendir(3)`, `readdir(3)` and `closedir(3)`.
+    public static func listDirectory(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else { throw Errno.current("opendir(\(path))") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while true {
+            Glibc.errno = 0
+            guard let entry = readdir(directory) else {
+                if Glibc.errno != 0 { throw Errno.current("readdir(\(path))") }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// Renames atomically within one file system.
+    ///
+    /// The corresponding C function is `rename(2)`.
+    public static func rename(_ source: String, to destination: String) throws {
+        _ = try valueOrErrno("rename(\(source), \(destination))") { Glibc.rename(source, destination) }
+    }
+
+    /// Sets the permission bits of `path`.
+    ///
+    /// The corresponding C function is `chmod(2)`.
+    public static func setPermissions(_ path: String, _ mode: FilePermissions) throws {
+        _ = try valueOrErrno("chmod(\(path))") { chmod(path, mode.rawValue) }
+    }
+
+    /// The directory part of `path`: `"/a/b"` → `"/a"`, `"/a"` → `"/"`, `"b"` → `"."`.
+    public static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        let parent = trimmed[..<slash]
+        return parent.isEmpty ? "/" : String(parent)
+    }
+}
+
+/// Replaces a file's contents all at once, so that readers see the old or the new bytes, never a mix.
+public enum AtomicFile {
+    /// Writes `bytes` to a new temporary file in `path`'s directory (mode `mode`), fsyncs it,
+    /// renames it over `path`, and fsyncs the directory. On failure the temporary file is removed
+    /// and `path` is untouched.
+    ///
+    /// The corresponding C functions are `open(2)` with `O_EXCL`, `write(2)`, `fsync(2)` and `rename(2)`.
+    public static func write<Bytes: Collection>(_ bytes: Bytes, to path: String, mode: FilePermissions = 0o600) throws where Bytes.Element == UInt8 {
+        let directory = FileSystem.parentDirectory(of: path)
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var attempt = 0
+        var temporaryPath: String
+        var fd: FileDescriptor
+        while true {
+            temporaryPath = "\(directory)/.\(base).tmp-\(ProcessIdentity.processID)-\(attempt)"
+            do {
+                fd = try FileDescriptor.open(temporaryPath, [.writeOnly, .create, .exclusiveCreate, .noFollow], mode: mode)
+                break
+            } catch Errno.Code.fileExists where attempt < 100 {
+                attempt += 1
+            }
+        }
+        do {
+            // The umask may have narrowed `mode`; the caller asked for exactly this.
+            _ = try valueOrErrno("fchmod(\(temporaryPath))") { fchmod(fd.rawValue, mode.rawValue) }
+            try fd.writeAll(bytes)
+            try fd.sync()
+            try fd.close()
+        } catch {
+            try? fd.close()
+            try? FileSystem.removeFile(temporaryPath)
+            throw error
+        }
+        do {
+            try FileSystem.rename(temporaryPath, to: path)
+        } catch {
+            try? FileSystem.removeFile(temporaryPath)
+            throw error
+        }
+        let directoryFD = try FileDescriptor.open(directory, [.readOnly, .directory])
+        defer { try? directoryFD.close() }
+        try directoryFD.sync()
+    }
+}

@@ -1,0 +1,47 @@
+import Glibc
+
+/// Who this process is.
+public enum ProcessIdentity {
+    /// The real user ID.
+    ///
+    /// The corresponding C function is `getuid(2)`.
+    public static var userID: UInt32 { UInt32(getuid()) }
+
+    /// The real group ID.
+    ///
+    /// The corresponding C function is `getgid(2)`.
+    public static var groupID: UInt32 { UInt32(getgid()) }
+
+    /// This process's ID.
+    ///
+    /// The corresponding C function is `getpid(2)`.
+    public static var processID: Int32 { getpid() }
+}
+
+/// The process environment, read when asked (the daemon passes dictionaries around, so tests can inject one).
+public enum Environment {
+    /// The value of `name`, or nil when unset.
+    ///
+    /// The corresponding C function is `getenv(3)`.
+    public static func value(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    /// Every `NAME=value` pair of the process environment; for repeated names the first wins.
+    ///
+    /// The corresponding C variable is `environ(7)`.
+    public static var all: [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                let name = String(pair[..<equals])
+                if result[name] == nil { result[name] = String(pair[pair.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return result
+    }
+}

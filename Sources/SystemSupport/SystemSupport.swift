@@ -1,1 +1,0 @@
-// SystemSupport: placeholder until the module lands.

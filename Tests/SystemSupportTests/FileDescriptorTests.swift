@@ -1,0 +1,121 @@
+import SystemSupport
+import XCTest
+
+final class FileDescriptorTests: XCTestCase {
+    func testPipeCarriesBytesAndReportsEndOfFile() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        defer { try? readEnd.close() }
+        try writeEnd.writeAll([1, 2, 0, 255])
+        try writeEnd.close()
+
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = try buffer.withUnsafeMutableBytes { try readEnd.read(into: $0) }
+        XCTAssertEqual(Array(buffer[0..<count]), [1, 2, 0, 255])
+        let atEnd = try buffer.withUnsafeMutableBytes { try readEnd.read(into: $0) }
+        XCTAssertEqual(atEnd, 0, "a closed writer reads as end of file")
+    }
+
+    func testEveryNewDescriptorIsCloseOnExec() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        XCTAssertTrue(try readEnd.isCloseOnExec)
+        XCTAssertTrue(try writeEnd.isCloseOnExec)
+        let copy = try readEnd.duplicate()
+        defer { try? copy.close() }
+        XCTAssertNotEqual(copy, readEnd)
+        XCTAssertTrue(try copy.isCloseOnExec)
+
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try FileDescriptor.open(directory.file("f"), [.writeOnly, .create], mode: 0o600)
+        defer { try? file.close() }
+        XCTAssertTrue(try file.isCloseOnExec)
+        XCTAssertFalse(file.isTerminal)
+    }
+
+    func testReadAvailableDistinguishesDataWouldBlockAndEndOfFile() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
+        defer { try? readEnd.close() }
+        XCTAssertTrue(try readEnd.isNonBlocking)
+        XCTAssertEqual(try readEnd.readAvailable(max: 8), .wouldBlock)
+        _ = try writeEnd.write(Array("hello, world".utf8))
+        XCTAssertEqual(try readEnd.readAvailable(max: 5), .data(Array("hello".utf8)))
+        XCTAssertEqual(try readEnd.readAvailable(max: 100), .data(Array(", world".utf8)))
+        XCTAssertEqual(try readEnd.readAvailable(max: 100), .wouldBlock)
+        try writeEnd.close()
+        XCTAssertEqual(try readEnd.readAvailable(max: 100), .endOfFile)
+    }
+
+    func testWriteSomeReturnsZeroWhenThePipeIsFull() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        let chunk = [UInt8](repeating: 7, count: 65536)
+        var total = 0
+        var accepted = 1
+        while accepted > 0 {
+            accepted = try writeEnd.writeSome(chunk)
+            total += accepted
+            XCTAssertLessThan(total, 64 << 20, "a pipe buffer is not that large")
+        }
+        XCTAssertGreaterThan(total, 0)
+        XCTAssertEqual(try writeEnd.writeSome(chunk, from: 65000), 0)
+        // Draining makes room again.
+        _ = try readEnd.readAvailable(max: 65536)
+        XCTAssertGreaterThan(try writeEnd.writeSome(chunk), 0)
+    }
+
+    func testWriteToAClosedPipeThrowsBrokenPipe() throws {
+        try Signals.ignore(.pipe)
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        defer { try? writeEnd.close() }
+        try readEnd.close()
+        XCTAssertThrowsError(try writeEnd.writeAll([1])) { error in
+            XCTAssertEqual((error as? Errno)?.code, .brokenPipe)
+        }
+    }
+
+    func testReadToEndStopsAtTheLimit() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        defer { try? readEnd.close() }
+        try writeEnd.writeAll([UInt8](repeating: 1, count: 1000))
+        try writeEnd.close()
+        XCTAssertThrowsError(try readEnd.readToEnd(limit: 999)) { error in
+            XCTAssertEqual(error as? SystemError, .limitExceeded(operation: "read(\(readEnd.rawValue))", limit: 999))
+        }
+
+        let (readEnd2, writeEnd2) = try FileDescriptor.pipe()
+        defer { try? readEnd2.close() }
+        try writeEnd2.writeAll([UInt8](repeating: 1, count: 1000))
+        try writeEnd2.close()
+        XCTAssertEqual(try readEnd2.readToEnd(limit: 1000).count, 1000)
+    }
+
+    func testDuplicateOntoATargetReplacesIt() throws {
+        let (readA, writeA) = try FileDescriptor.pipe()
+        let (readB, writeB) = try FileDescriptor.pipe()
+        defer { [readA, writeA, readB, writeB].forEach { try? $0.close() } }
+        try writeA.duplicate(as: writeB)
+        try writeB.writeAll([42])
+        XCTAssertEqual(try readA.readToEndAfterClosing(writers: [writeA, writeB]), [42])
+    }
+
+    func testErrnoDescribesTheOperationAndTheReason() {
+        XCTAssertThrowsError(try FileDescriptor.open("/nonexistent/pasteboard", .readOnly)) { error in
+            guard let errno = error as? Errno else { return XCTFail("\(error)") }
+            XCTAssertEqual(errno.code, .noSuchFileOrDirectory)
+            XCTAssertEqual(errno.description, "open(/nonexistent/pasteboard): No such file or directory (errno 2)")
+            switch error {
+            case Errno.Code.noSuchFileOrDirectory: break
+            default: XCTFail("the pattern should match by code")
+            }
+        }
+    }
+}
+
+extension FileDescriptor {
+    /// Closes `writers`, then reads to the end.
+    func readToEndAfterClosing(writers: [FileDescriptor]) throws -> [UInt8] {
+        for writer in writers { try? writer.close() }
+        return try readToEnd(limit: 1 << 20)
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class SystemSupportPlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}
