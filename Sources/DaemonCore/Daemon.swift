@@ -1,0 +1,193 @@
+import ControlProtocol
+import PasteboardCore
+import Selection
+import SystemSupport
+import XClient
+
+/// pasteboardd: one poll loop over the X connection, the control socket and its clients, and a
+/// signalfd; timers for timeouts. Idle means blocked in poll with no timeout: zero wakeups.
+public final class Daemon {
+    private let options: DaemonOptions
+    private let environment: [String: String]
+    private let log: Logger
+    private let clock = SystemClock()
+    private var x: XConnection!
+    private var service: SelectionService!
+    private var server: ControlServer!
+    private var signals: SignalDescriptor!
+    private var notifier: SystemdNotifier
+    private var stopping = false
+
+    public init(options: DaemonOptions, environment: [String: String]) {
+        self.options = options
+        self.environment = environment
+        log = Logger(environment: environment, verbose: options.verbose)
+        notifier = SystemdNotifier(environment: environment)
+    }
+
+    /// Runs until SIGTERM/SIGINT (status 0) or until the X connection is lost or start-up fails
+    /// (non-zero, so that systemd restarts it).
+    public func run() -> Int32 {
+        do {
+            signals = try SignalDescriptor(signals: [.terminate, .interrupt, .hangup])
+            try? Signals.ignore(.pipe)
+            x = try XConnection(displayName: options.display)
+        } catch {
+            log.error("\(error)")
+            return 1
+        }
+        guard x.xfixesEventBase != nil else {
+            log.error("the X server lacks the XFixes extension, which pasteboardd needs to watch owners")
+            return 1
+        }
+        service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(options.transferTimeoutMilliseconds), log: log)
+        service.watch(.general)
+        service.watch(.primary)
+        let directories = XDGDirectories(environment: environment)
+        do {
+            _ = try directories.createRuntime()
+            server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
+                                       maximumFrameLength: options.maximumRequestBytes)
+        } catch {
+            log.error("cannot listen on \(directories.controlSocket): \(error)")
+            return 1
+        }
+        x.flush()
+        log.info("serving CLIPBOARD and PRIMARY on \(options.display ?? environment["DISPLAY"] ?? "the default display"), control socket \(directories.controlSocket)")
+        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY")
+
+        let status = loop()
+
+        try? notifier.stopping()
+        service.releaseAll()
+        server.close()
+        log.info(status == 0 ? "stopped" : "exiting with status \(status)")
+        return status
+    }
+
+    private func loop() -> Int32 {
+        let xDescriptor = FileDescriptor(rawValue: x.fileDescriptor)
+        while !stopping {
+            // Xlib may already hold events read during round trips: drain them before blocking.
+            while x.pendingEvents() > 0 { service.handle(x.nextEvent()) }
+            service.handle(errors: x.takeErrors())
+            x.flush()
+            if x.isConnectionLost {
+                log.error("lost the connection to the X server")
+                return 1
+            }
+            let now = clock.now()
+            service.expireTransfers(now: now)
+            server.expireIdle(now: now)
+            let deadline = [service.nextDeadline, server.nextDeadline].compactMap { $0 }.min()
+
+            let clientPolls = server.pollRequests()
+            let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable)]
+                + clientPolls.map(\.0)
+            let ready: [PollEvents]
+            do {
+                ready = try Poller.wait(requests, timeoutMilliseconds: deadline.map { clock.now().millisecondsUntil($0) })
+            } catch {
+                log.error("poll failed: \(error)")
+                return 1
+            }
+            if !ready[1].isEmpty { handleSignals() }
+            for (index, (_, client)) in clientPolls.enumerated() where !ready[index + 2].isEmpty {
+                let events = ready[index + 2]
+                guard let client else { server.acceptPending(); continue }
+                if events.contains(.writable) { server.flush(client) }
+                if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
+                    let now = clock.now()
+                    for request in server.readRequests(from: client, now: now) { dispatch(request, from: client) }
+                }
+            }
+        }
+        return 0
+    }
+
+    private func handleSignals() {
+        for signal in (try? signals.readPending()) ?? [] {
+            switch signal {
+            case .terminate, .interrupt:
+                log.info("received \(signal), stopping")
+                stopping = true
+            case .hangup:
+                log.info("received SIGHUP (nothing to reload yet)")
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: - Requests
+
+    private func dispatch(_ request: ControlRequest, from client: ClientID) {
+        switch request {
+        case .hello(let version, _):
+            guard version == ControlProtocolVersion.current else {
+                server.send(.error(code: .badRequest, message: "protocol version \(version) is not supported (this daemon speaks \(ControlProtocolVersion.current))"), to: client)
+                return
+            }
+            server.send(.hello(version: ControlProtocolVersion.current, daemonPID: UInt32(ProcessIdentity.processID),
+                               daemonVersion: PasteboardVersion.string), to: client)
+        case .setItems(let pasteboard, let items, let options):
+            guard let name = pasteboardName(pasteboard, for: client) else { return }
+            let content: PasteboardContent
+            do {
+                content = PasteboardContent(items: try items.map(Self.coreItem), isSensitive: options.contains(.sensitive))
+            } catch {
+                server.send(.error(code: .badRequest, message: "\(error)"), to: client)
+                return
+            }
+            service.own(name, content: content) { [server] result in
+                server?.send(Self.response(result, name), to: client)
+            }
+        case .clear(let pasteboard):
+            guard let name = pasteboardName(pasteboard, for: client) else { return }
+            service.clear(name) { [server] result in server?.send(Self.response(result, name), to: client) }
+        case .changeCount(let pasteboard):
+            guard let name = pasteboardName(pasteboard, for: client) else { return }
+            server.send(.changeCount(pasteboard: name.rawValue, count: service.count(of: name) ?? 0), to: client)
+        case .status:
+            var pairs = [StatusPair(key: "version", value: PasteboardVersion.string),
+                         StatusPair(key: "display", value: options.display ?? environment["DISPLAY"] ?? ""),
+                         StatusPair(key: "incr-chunk-bytes", value: String(service.chunkSize)),
+                         StatusPair(key: "transfers", value: String(service.transfers.count)),
+                         StatusPair(key: "clients", value: String(server.clients.count))]
+            for board in service.boards.values.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
+                pairs.append(StatusPair(key: "count." + board.name.rawValue, value: String(board.counter.count)))
+                pairs.append(StatusPair(key: "owned." + board.name.rawValue, value: board.served == nil ? "no" : "yes"))
+            }
+            server.send(.status(pairs: pairs), to: client)
+        default:
+            server.send(.error(code: .unavailable, message: "\(request.kind) is not supported by this version of pasteboardd"), to: client)
+        }
+    }
+
+    /// Validates a pasteboard name from a client and starts watching it; answers an error if invalid.
+    private func pasteboardName(_ raw: String, for client: ClientID) -> PasteboardName? {
+        guard let name = PasteboardName.named(raw) else {
+            server.send(.error(code: .badRequest, message: "invalid pasteboard name"), to: client)
+            return nil
+        }
+        if service.count(of: name) == nil {
+            guard service.boards.count < 64 else {
+                server.send(.error(code: .tooLarge, message: "too many pasteboards"), to: client)
+                return nil
+            }
+            service.watch(name)
+        }
+        return name
+    }
+
+    private static func coreItem(_ item: ControlProtocol.PasteboardItem) throws -> PasteboardCore.PasteboardItem {
+        try PasteboardCore.PasteboardItem(item.representations.map { (PasteboardType($0.type), $0.data) })
+    }
+
+    private static func response(_ result: Result<UInt64, OwnershipError>, _ name: PasteboardName) -> ControlResponse {
+        switch result {
+        case .success(let count): .changeCount(pasteboard: name.rawValue, count: count)
+        case .failure(let error): .error(code: .unavailable, message: "\(error)")
+        }
+    }
+}

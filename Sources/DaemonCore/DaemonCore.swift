@@ -1,1 +1,0 @@
-// DaemonCore: placeholder until the module lands.

@@ -1,0 +1,62 @@
+/// pasteboardd's command line.
+public struct DaemonOptions: Equatable, Sendable {
+    /// The X display (nil: `$DISPLAY`).
+    public var display: String?
+    public var verbose = false
+    /// How long an INCR requestor may stay idle before its transfer is dropped.
+    public var transferTimeoutMilliseconds = 5000
+    /// The largest request a control client may send (a copy's whole data), in bytes.
+    public var maximumRequestBytes = 320 << 20
+
+    public init() {}
+
+    public enum Parsed: Equatable, Sendable {
+        case run(DaemonOptions)
+        case help
+        case version
+    }
+
+    public static let usage = """
+    usage: pasteboardd [--display DISPLAY] [--verbose]
+
+    The pasteboard daemon: owns and serves X selections for pb and the Pasteboard library, watches
+    every owner with XFixes and keeps each pasteboard's changeCount. Runs in the foreground (as a
+    systemd user service, Type=notify); stops cleanly on SIGTERM or SIGINT.
+
+      --display DISPLAY   the X display (default: $DISPLAY)
+      -v, --verbose       log debug events too
+      -h, --help          show this help
+          --version       show the version
+    """
+
+    /// Parses argv (without argv[0]); a message for what is wrong.
+    public static func parse(_ arguments: [String]) -> Result<Parsed, UsageMessage> {
+        var options = DaemonOptions()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help": return .success(.help)
+            case "--version": return .success(.version)
+            case "-v", "--verbose": options.verbose = true
+            case "--display":
+                index += 1
+                guard index < arguments.count else { return .failure(UsageMessage("--display needs a value")) }
+                options.display = arguments[index]
+            default:
+                if argument.hasPrefix("--display=") {
+                    options.display = String(argument.dropFirst("--display=".count))
+                } else {
+                    return .failure(UsageMessage("unknown argument '\(argument)'"))
+                }
+            }
+            index += 1
+        }
+        return .success(.run(options))
+    }
+}
+
+public struct UsageMessage: Error, Equatable, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

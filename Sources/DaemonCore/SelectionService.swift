@@ -1,0 +1,371 @@
+import PasteboardCore
+import Selection
+import SystemSupport
+import XClient
+
+/// Why the daemon could not change a selection for a client.
+public enum OwnershipError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Another client set the selection with a later time before the daemon's request was processed.
+    case lostRace(PasteboardName)
+    case connectionLost
+    case notWatched(PasteboardName)
+
+    public var description: String {
+        switch self {
+        case .lostRace(let name): "another client took \(name) at the same moment"
+        case .connectionLost: "the X connection was lost"
+        case .notWatched(let name): "pasteboard \(name) is not served by this daemon"
+        }
+    }
+}
+
+/// The X side of the daemon: owns selections and serves their content to any X client, runs INCR
+/// transfers, watches owners with XFixes and keeps each pasteboard's changeCount, published on the
+/// root window as `_PASTEBOARD_CHANGE_COUNT_<NAME>` (CARDINAL/32).
+///
+/// Every method runs on the event loop's thread. Nothing here blocks except the single round trip that
+/// confirms an ownership change (`XGetSelectionOwner`) and reading a MULTIPLE request's pair list.
+final class SelectionService {
+    typealias Completion = (Result<UInt64, OwnershipError>) -> Void
+
+    /// One watched selection.
+    struct Board {
+        var name: PasteboardName
+        var selection: Atom
+        var countProperty: Atom
+        var counter: ChangeCounter
+        /// Set while the daemon owns the selection.
+        var served: ServedContent?
+    }
+
+    struct ActiveTransfer {
+        var send: IncrSend
+        var deadline: MonotonicInstant
+    }
+
+    private enum PendingChange {
+        case own(Atom, PasteboardContent, Completion)
+        case clear(Atom, Completion)
+    }
+
+    /// What a request serial was spent on, so an X error can be traced to its cause.
+    private enum Operation {
+        case reply(requestor: WindowID)
+        case transfer(TransferKey)
+        case housekeeping
+    }
+
+    let x: XConnection
+    let ownerWindow: WindowID
+    private let timestampProperty: Atom
+    private let responder: SelectionResponder
+    private let textTargets: TextTargets
+    private let clock: any MonotonicClock
+    private let transferTimeout: Duration
+    private let log: Logger
+
+    private(set) var boards: [Atom: Board] = [:]
+    private var pending: [PendingChange] = []
+    private(set) var transfers: [TransferKey: ActiveTransfer] = [:]
+    private var transfersPerWindow: [WindowID: Int] = [:]
+    private var operations: [(serial: UInt64, operation: Operation)] = []
+
+    /// Called after a pasteboard's count moved (for watchers).
+    var onChange: ((PasteboardName, UInt64) -> Void)?
+
+    init(x: XConnection, clock: any MonotonicClock, transferTimeout: Duration, log: Logger) {
+        self.x = x
+        self.clock = clock
+        self.transferTimeout = transferTimeout
+        self.log = log
+        ownerWindow = x.createWindow(eventMask: [.propertyChange])
+        timestampProperty = x.intern("_PASTEBOARD_TIMESTAMP")
+        let sizes = SelectionResponder.sizes(maximumRequestBytes: x.maximumRequestBytes)
+        responder = SelectionResponder(atoms: x.atoms, incrThreshold: sizes.incrThreshold, chunkSize: sizes.chunkSize)
+        textTargets = TextTargets(atoms: x.atoms)
+    }
+
+    /// The INCR chunk size in use.
+    var chunkSize: Int { responder.chunkSize }
+
+    // MARK: - Boards
+
+    /// Starts watching `name` (all three XFixes masks) and continues its count from the value published
+    /// on the root window by an earlier run, or from `persistedCount`, whichever is larger.
+    func watch(_ name: PasteboardName, persistedCount: UInt64 = 0) {
+        let selection = x.intern(name.rawValue)
+        guard boards[selection] == nil else { return }
+        let countProperty = x.intern("_PASTEBOARD_CHANGE_COUNT_" + name.rawValue)
+        var counter = ChangeCounter(count: persistedCount)
+        let published = x.getProperty(x.root, countProperty, delete: false, maximumBytes: 8)
+        if let value = published.value, value.type == x.atoms.cardinal, let first = value.atoms.first {
+            counter.raise(toAtLeast: UInt64(first.rawValue))
+        }
+        boards[selection] = Board(name: name, selection: selection, countProperty: countProperty,
+                                  counter: counter, served: nil)
+        x.watchSelection(selection, on: ownerWindow)
+        publish(selection)
+    }
+
+    func count(of name: PasteboardName) -> UInt64? {
+        boards.values.first { $0.name == name }?.counter.count
+    }
+
+    func isOwned(_ name: PasteboardName) -> Bool {
+        boards.values.first { $0.name == name }?.served != nil
+    }
+
+    private func publish(_ selection: Atom) {
+        guard let board = boards[selection] else { return }
+        record(.housekeeping)
+        x.changeProperty(x.root, board.countProperty,
+                         PropertyValue(type: x.atoms.cardinal, longs: [UInt32(truncatingIfNeeded: board.counter.count)]))
+    }
+
+    // MARK: - Changing ownership
+
+    /// Takes `name` with `content`. Completes with the new changeCount once the server confirmed the
+    /// daemon as owner, so that a client told "done" can paste at once.
+    func own(_ name: PasteboardName, content: PasteboardContent, completion: @escaping Completion) {
+        guard let selection = boards.first(where: { $0.value.name == name })?.key else {
+            completion(.failure(.notWatched(name)))
+            return
+        }
+        pending.append(.own(selection, content, completion))
+        requestServerTime()
+    }
+
+    /// Sets `name`'s owner to None (the pasteboard becomes empty).
+    func clear(_ name: PasteboardName, completion: @escaping Completion) {
+        guard let selection = boards.first(where: { $0.value.name == name })?.key else {
+            completion(.failure(.notWatched(name)))
+            return
+        }
+        pending.append(.clear(selection, completion))
+        requestServerTime()
+    }
+
+    /// ICCCM 2.1: a real timestamp comes from a zero-length append to our own property; the
+    /// PropertyNotify that follows carries the server time.
+    private func requestServerTime() {
+        record(.housekeeping)
+        x.changeProperty(ownerWindow, timestampProperty, PropertyValue(type: x.atoms.integer, bytes: []), mode: .append)
+    }
+
+    private func serverTimeArrived(_ time: Timestamp) {
+        guard !pending.isEmpty else { return }
+        switch pending.removeFirst() {
+        case .own(let selection, let content, let completion):
+            record(.housekeeping)
+            x.setSelectionOwner(selection, owner: ownerWindow, time: time)
+            guard x.selectionOwner(selection) == ownerWindow, var board = boards[selection] else {
+                completion(.failure(x.isConnectionLost ? .connectionLost : .lostRace(boards[selection]?.name ?? .general)))
+                return
+            }
+            board.served = ServedContent(content: content, acquiredAt: time, atoms: x.atoms, intern: x.intern)
+            let count = board.counter.recordOwnChange(ownerIsUs: true, time: time)
+            boards[selection] = board
+            publish(selection)
+            log.info("took \(board.name) (count \(count), \(content.types.count) types, \(content.byteCount) bytes)")
+            onChange?(board.name, count)
+            completion(.success(count))
+        case .clear(let selection, let completion):
+            guard var board = boards[selection] else { return }
+            record(.housekeeping)
+            x.setSelectionOwner(selection, owner: .none, time: time)
+            board.served = nil
+            let count = board.counter.recordOwnChange(ownerIsUs: false, time: time)
+            boards[selection] = board
+            publish(selection)
+            log.info("cleared \(board.name) (count \(count))")
+            onChange?(board.name, count)
+            completion(.success(count))
+        }
+    }
+
+    /// Releases every selection the daemon owns (at exit).
+    func releaseAll() {
+        for (selection, board) in boards where board.served != nil {
+            if x.selectionOwner(selection) == ownerWindow {
+                x.setSelectionOwner(selection, owner: .none, time: board.served!.acquiredAt)
+            }
+            boards[selection]?.served = nil
+        }
+        x.flush()
+    }
+
+    // MARK: - Events
+
+    /// Handles one X event. Events that concern no selection are ignored.
+    func handle(_ event: XEventValue) {
+        switch event {
+        case .selectionRequest(let request):
+            answer(request)
+        case .propertyNotify(let window, let property, let time, let deleted):
+            if window == ownerWindow && property == timestampProperty && !deleted {
+                serverTimeArrived(time)
+            } else if deleted {
+                advanceTransfer(TransferKey(requestor: window, property: property))
+            }
+        case .selectionClear(let selection, let window, _):
+            if window == ownerWindow, let name = boards[selection]?.name, boards[selection]?.served != nil {
+                boards[selection]?.served = nil
+                log.info("lost \(name) to another client")
+            }
+        case .destroyNotify(let window):
+            dropTransfers(of: window, reason: "requestor window destroyed")
+        case .selectionOwnerChange(let change):
+            ownerChanged(change)
+        default:
+            break
+        }
+    }
+
+    private func ownerChanged(_ change: SelectionOwnerChange) {
+        guard var board = boards[change.selection] else { return }
+        let counted: Bool
+        switch change.kind {
+        case .setOwner:
+            let ownerIsUs = change.owner == ownerWindow
+            counted = board.counter.observeOwnerChange(ownerIsUs: ownerIsUs, selectionTime: change.selectionTime)
+            if !ownerIsUs { board.served = nil }
+        case .windowDestroyed, .clientClosed:
+            // The owner went away and the selection is empty now: a change users notice.
+            _ = board.counter.recordExternalChange()
+            counted = true
+        }
+        boards[change.selection] = board
+        if counted {
+            publish(change.selection)
+            log.debug("\(board.name) changed (count \(board.counter.count))")
+            onChange?(board.name, board.counter.count)
+        }
+    }
+
+    // MARK: - Serving
+
+    private func answer(_ request: SelectionRequest) {
+        guard let served = boards[request.selection]?.served else {
+            // Not ours (any more): refuse so the requestor does not wait.
+            record(.reply(requestor: request.requestor))
+            x.sendSelectionNotify(requestor: request.requestor, selection: request.selection,
+                                  target: request.target, property: .none, time: request.time)
+            return
+        }
+        var pairs: [Atom]? = nil
+        if request.target == x.atoms.multiple && !request.property.isNone {
+            record(.reply(requestor: request.requestor))
+            let read = x.getProperty(request.requestor, request.property, delete: false,
+                                     maximumBytes: responder.maximumMultiplePairs * 8)
+            if let value = read.value, read.bytesAfter == 0 { pairs = value.atoms }
+        }
+        let plan = responder.plan(
+            for: request, acquiredAt: served.acquiredAt, offered: served.offered, multiplePairs: pairs,
+            convert: { served.value(for: $0, textTargets: textTargets, compoundText: x.compoundText(fromUTF8:)) })
+        record(.reply(requestor: request.requestor))
+        for write in plan.writes {
+            x.changeProperty(request.requestor, write.property, write.value)
+        }
+        for transfer in plan.transfers { begin(transfer) }
+        x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
+                              property: plan.notifyProperty, time: request.time)
+        for refusal in plan.refusals {
+            log.limited(.debug, key: "refusal", "refused a request: \(refusal)")
+        }
+    }
+
+    private func begin(_ send: IncrSend) {
+        if let old = transfers[send.key] {
+            // The requestor reused the property before the last transfer ended: that one is abandoned.
+            _ = old
+            endTransfer(send.key, reason: nil)
+        }
+        transfers[send.key] = ActiveTransfer(send: send, deadline: clock.now() + transferTimeout)
+        let window = send.key.requestor
+        if transfersPerWindow[window, default: 0] == 0 {
+            x.selectInput(window, [.propertyChange, .structureNotify])
+        }
+        transfersPerWindow[window, default: 0] += 1
+    }
+
+    private func advanceTransfer(_ key: TransferKey) {
+        guard var active = transfers[key] else { return }
+        let step = active.send.propertyDeleted()
+        record(.transfer(key))
+        switch step {
+        case .writeChunk(let range):
+            active.send.data.withUnsafeBytes { all in
+                x.changeProperty(key.requestor, key.property, type: active.send.type,
+                                 bytes: UnsafeRawBufferPointer(rebasing: all[range]))
+            }
+            active.deadline = clock.now() + transferTimeout
+            transfers[key] = active
+        case .writeEnd:
+            x.changeProperty(key.requestor, key.property, PropertyValue(type: active.send.type, bytes: []))
+            endTransfer(key, reason: nil)
+        case .done:
+            endTransfer(key, reason: nil)
+        }
+    }
+
+    private func endTransfer(_ key: TransferKey, reason: String?) {
+        guard transfers.removeValue(forKey: key) != nil else { return }
+        if let reason { log.limited(.info, key: "transfer-dropped", "dropped an INCR transfer: \(reason)") }
+        let window = key.requestor
+        let remaining = transfersPerWindow[window, default: 1] - 1
+        if remaining <= 0 {
+            transfersPerWindow[window] = nil
+            if reason != "requestor window destroyed" {
+                record(.transfer(key))
+                x.selectInput(window, [])
+            }
+        } else {
+            transfersPerWindow[window] = remaining
+        }
+    }
+
+    private func dropTransfers(of window: WindowID, reason: String) {
+        for key in transfers.keys where key.requestor == window { endTransfer(key, reason: reason) }
+    }
+
+    // MARK: - Time and errors
+
+    /// The earliest transfer deadline, for the loop's poll timeout.
+    var nextDeadline: MonotonicInstant? { transfers.values.map(\.deadline).min() }
+
+    /// Drops transfers whose requestor has been idle past the timeout.
+    func expireTransfers(now: MonotonicInstant) {
+        for (key, active) in transfers where active.deadline <= now {
+            endTransfer(key, reason: "requestor idle for \(transferTimeout)")
+        }
+    }
+
+    private func record(_ operation: Operation) {
+        let serial = x.nextRequestSerial
+        if let last = operations.last, last.serial == serial { operations[operations.count - 1].operation = operation; return }
+        operations.append((serial, operation))
+        if operations.count > 8192 { operations.removeFirst(4096) }
+    }
+
+    /// Matches errors to the operations that caused them: a failed reply or transfer ends the
+    /// requestor's transfers; each error is logged (rate-limited), never fatal.
+    func handle(errors: [XProtocolError]) {
+        for error in errors {
+            let operation = operations.last(where: { $0.serial <= error.serial })?.operation ?? .housekeeping
+            switch operation {
+            case .reply(let requestor):
+                log.limited(.info, key: "x-error-reply", "X error answering \(requestor): \(error)")
+                dropTransfers(of: requestor, reason: "X error \(error.name)")
+            case .transfer(let key):
+                log.limited(.info, key: "x-error-transfer", "X error in INCR transfer to \(key.requestor): \(error)")
+                dropTransfers(of: key.requestor, reason: "X error \(error.name)")
+            case .housekeeping:
+                log.limited(.warning, key: "x-error", "X error: \(error)")
+            }
+        }
+        // Serials the server has answered no longer need their labels.
+        if operations.count > 1024, let cut = operations.firstIndex(where: { $0.serial + 100_000 > x.nextRequestSerial }) {
+            operations.removeFirst(cut)
+        }
+    }
+}

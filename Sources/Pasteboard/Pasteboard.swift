@@ -1,1 +1,0 @@
-// Pasteboard: placeholder until the module lands.

@@ -1,0 +1,4 @@
+/// The version of pasteboard's programs and library.
+public enum PasteboardVersion {
+    public static let string = "0.1.0"
+}

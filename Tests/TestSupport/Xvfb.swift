@@ -1,0 +1,82 @@
+import Foundation
+import SystemSupport
+
+/// Errors from the test fixtures, with what was being attempted.
+public struct FixtureError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A private X server for one test suite: `Xvfb -displayfd` picks a free display and tells us which;
+/// it listens on no TCP port and is stopped by its PID.
+public final class Xvfb: @unchecked Sendable {
+    public let display: String
+    public let process: Process
+
+    /// Starts Xvfb and waits (at most 10 s) until it reports its display number.
+    public init(extraArguments: [String] = []) throws {
+        guard let executable = Tools.path(of: "Xvfb") else {
+            throw FixtureError("Xvfb is not installed (make test installs it: apt-get install xvfb)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"] + extraArguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        self.process = process
+        let fd = FileDescriptor(rawValue: output.fileHandleForReading.fileDescriptor)
+        var received: [UInt8] = []
+        let deadline = SystemClock().now() + .seconds(10)
+        while !received.contains(0x0A) {
+            let now = SystemClock().now()
+            guard now < deadline else {
+                process.terminate()
+                throw FixtureError("Xvfb did not report a display within 10 s")
+            }
+            _ = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: now.millisecondsUntil(deadline))
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) }
+            if n == 0 { throw FixtureError("Xvfb exited before reporting a display") }
+            received += buffer[0..<n]
+        }
+        let number = String(decoding: received, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        display = ":" + number
+    }
+
+    /// Stops the server by its PID and waits for it.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// Where the tools the tests drive live.
+public enum Tools {
+    /// The absolute path of `name` on `$PATH`, or nil.
+    public static func path(of name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// The directory holding the built `pb` and `pasteboardd`: `$PASTEBOARD_BIN_DIR`, else the package's
+    /// `.build/debug`.
+    public static var buildDirectory: String {
+        if let dir = ProcessInfo.processInfo.environment["PASTEBOARD_BIN_DIR"], !dir.isEmpty { return dir }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug").path
+    }
+
+    /// True when running in CI, where a test that needs X must run and never skip.
+    public static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+}
