@@ -1,1 +1,0 @@
-// ControlProtocol: placeholder until the module lands.

@@ -1,0 +1,254 @@
+/// What a client asks the daemon. Each request gets exactly one response, in order, except `watch`,
+/// after which the daemon sends `changed` events on that connection until it closes.
+public enum ControlRequest: Hashable, Sendable {
+    /// First message on every connection: the client's protocol version and a name for logs.
+    case hello(version: UInt8, client: String)
+    /// Replace a pasteboard's content with `items`. Answer: `changeCount`.
+    case setItems(pasteboard: String, items: [PasteboardItem], options: CopyOptions)
+    /// Append `items` to a pasteboard's content. Answer: `changeCount`.
+    case addItems(pasteboard: String, items: [PasteboardItem])
+    /// Empty a pasteboard. Answer: `changeCount`.
+    case clear(pasteboard: String)
+    /// Answer: `changeCount`.
+    case changeCount(pasteboard: String)
+    /// Answer: `status`.
+    case status
+    /// Answer: `pasteboards`.
+    case pasteboards
+    /// Answer: `ok`.
+    case createPasteboard(name: String, persistent: Bool)
+    /// Answer: `ok`.
+    case removePasteboard(name: String)
+    /// The most recent `limit` entries (0: all). Answer: `history`.
+    case history(limit: UInt32)
+    /// An entry's content. Answer: `items`.
+    case historyItem(index: UInt32)
+    /// Put an entry back on its pasteboard. Answer: `changeCount`.
+    case historyCopy(index: UInt32)
+    /// Answer: `ok`.
+    case historyDelete(index: UInt32)
+    /// Answer: `ok`.
+    case historyClear
+    /// Stop recording history and watching for changes. Answer: `ok`.
+    case pause
+    /// Answer: `ok`.
+    case resume
+    /// Stream `changed` events for these pasteboards (empty: all). Answer: `ok`, then events.
+    case watch(pasteboards: [String])
+    /// A pasteboard's content. Answer: `items`.
+    case items(pasteboard: String)
+
+    /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
+    public enum Kind: UInt16, CaseIterable, Sendable {
+        case hello = 0x0001
+        case setItems = 0x0002
+        case addItems = 0x0003
+        case clear = 0x0004
+        case changeCount = 0x0005
+        case status = 0x0006
+        case pasteboards = 0x0007
+        case createPasteboard = 0x0008
+        case removePasteboard = 0x0009
+        case history = 0x000A
+        case historyItem = 0x000B
+        case historyCopy = 0x000C
+        case historyDelete = 0x000D
+        case historyClear = 0x000E
+        case pause = 0x000F
+        case resume = 0x0010
+        case watch = 0x0011
+        case items = 0x0012
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .hello: return .hello
+        case .setItems: return .setItems
+        case .addItems: return .addItems
+        case .clear: return .clear
+        case .changeCount: return .changeCount
+        case .status: return .status
+        case .pasteboards: return .pasteboards
+        case .createPasteboard: return .createPasteboard
+        case .removePasteboard: return .removePasteboard
+        case .history: return .history
+        case .historyItem: return .historyItem
+        case .historyCopy: return .historyCopy
+        case .historyDelete: return .historyDelete
+        case .historyClear: return .historyClear
+        case .pause: return .pause
+        case .resume: return .resume
+        case .watch: return .watch
+        case .items: return .items
+        }
+    }
+
+    /// The whole frame: length header, version, kind, fields.
+    ///
+    /// Encoding never traps. A name longer than its cap is sent as is and refused by the receiver;
+    /// free-form text (the client name) is truncated to its cap at a character boundary.
+    public func encode() -> [UInt8] {
+        var writer = MessageWriter(kind: kind.rawValue, payloadHint: payloadHint)
+        switch self {
+        case .hello(let version, let client):
+            writer.u8(version)
+            writer.string(client, truncatingTo: ControlLimits.maximumStringLength)
+        case .setItems(let pasteboard, let items, let options):
+            writer.string(pasteboard)
+            items.encode(into: &writer.wire)
+            writer.u32(options.rawValue)
+        case .addItems(let pasteboard, let items):
+            writer.string(pasteboard)
+            items.encode(into: &writer.wire)
+        case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard):
+            writer.string(pasteboard)
+        case .status, .pasteboards, .historyClear, .pause, .resume:
+            break
+        case .createPasteboard(let name, let persistent):
+            writer.string(name)
+            writer.bool(persistent)
+        case .removePasteboard(let name):
+            writer.string(name)
+        case .history(let limit):
+            writer.u32(limit)
+        case .historyItem(let index), .historyCopy(let index), .historyDelete(let index):
+            writer.u32(index)
+        case .watch(let pasteboards):
+            writer.wire.array(pasteboards) { $0.string($1) }
+        }
+        return writer.frame()
+    }
+
+    private var payloadHint: Int {
+        switch self {
+        case .setItems(_, let items, _), .addItems(_, let items): return items.encodedLength + 300
+        default: return 300
+        }
+    }
+
+    /// Decodes a frame body (what `FrameDecoder.nextFrame()` returned).
+    /// Throws `ControlProtocolError` for a wrong version, an unknown kind, or malformed fields.
+    public static func decode(body: [UInt8]) throws -> ControlRequest {
+        let reader = try MessageReader(body: body)
+        guard let kind = Kind(rawValue: reader.kind) else {
+            throw ControlProtocolError.unknownKind(reader.kind, direction: "request")
+        }
+        let name = "\(kind)"
+        var fields = reader.fields
+        let request: ControlRequest
+        switch kind {
+        case .hello:
+            request = .hello(version: try fields.u8("hello.version"),
+                             client: try fields.string("hello.client", maximum: ControlLimits.maximumStringLength))
+        case .setItems:
+            let pasteboard = try fields.pasteboardName("setItems.pasteboard")
+            let items = try [PasteboardItem].decode(from: &fields, field: "setItems.items")
+            let options = CopyOptions(rawValue: try fields.u32("setItems.options"))
+            guard CopyOptions.all.isSuperset(of: options) else {
+                throw ControlProtocolError.invalidValue(field: "setItems.options",
+                                                        reason: "unknown flags 0x\(String(options.subtracting(.all).rawValue, radix: 16))")
+            }
+            request = .setItems(pasteboard: pasteboard, items: items, options: options)
+        case .addItems:
+            let pasteboard = try fields.pasteboardName("addItems.pasteboard")
+            request = .addItems(pasteboard: pasteboard, items: try [PasteboardItem].decode(from: &fields, field: "addItems.items"))
+        case .clear:
+            request = .clear(pasteboard: try fields.pasteboardName("clear.pasteboard"))
+        case .changeCount:
+            request = .changeCount(pasteboard: try fields.pasteboardName("changeCount.pasteboard"))
+        case .items:
+            request = .items(pasteboard: try fields.pasteboardName("items.pasteboard"))
+        case .status: request = .status
+        case .pasteboards: request = .pasteboards
+        case .historyClear: request = .historyClear
+        case .pause: request = .pause
+        case .resume: request = .resume
+        case .createPasteboard:
+            request = .createPasteboard(name: try fields.pasteboardName("createPasteboard.name"),
+                                        persistent: try fields.bool("createPasteboard.persistent"))
+        case .removePasteboard:
+            request = .removePasteboard(name: try fields.pasteboardName("removePasteboard.name"))
+        case .history:
+            request = .history(limit: try fields.u32("history.limit"))
+        case .historyItem:
+            request = .historyItem(index: try fields.u32("historyItem.index"))
+        case .historyCopy:
+            request = .historyCopy(index: try fields.u32("historyCopy.index"))
+        case .historyDelete:
+            request = .historyDelete(index: try fields.u32("historyDelete.index"))
+        case .watch:
+            request = .watch(pasteboards: try fields.array("watch.pasteboards", maximum: ControlLimits.maximumListCount,
+                                                           minimumElementSize: 4) { reader, index in
+                try reader.pasteboardName("watch.pasteboards[\(index)]")
+            })
+        }
+        try fields.expectEnd(of: name)
+        return request
+    }
+}
+
+// MARK: - Shared message plumbing
+
+/// Writes a frame: a placeholder length, the version, the kind, then fields; `frame()` fills in the length.
+struct MessageWriter {
+    var wire: WireWriter
+
+    init(kind: UInt16, payloadHint: Int) {
+        wire = WireWriter(reservingCapacity: FrameEncoder.headerLength + 3 + payloadHint)
+        wire.u32(0)
+        wire.u8(ControlProtocolVersion.current)
+        wire.u16(kind)
+    }
+
+    mutating func u8(_ value: UInt8) { wire.u8(value) }
+    mutating func bool(_ value: Bool) { wire.bool(value) }
+    mutating func u16(_ value: UInt16) { wire.u16(value) }
+    mutating func u32(_ value: UInt32) { wire.u32(value) }
+    mutating func u64(_ value: UInt64) { wire.u64(value) }
+    mutating func i64(_ value: Int64) { wire.i64(value) }
+    mutating func string(_ value: String, truncatingTo maximum: Int? = nil) { wire.string(value, truncatingTo: maximum) }
+
+    consuming func frame() -> [UInt8] {
+        let bodyLength = wire.bytes.count - FrameEncoder.headerLength
+        precondition(bodyLength <= Int(UInt32.max), "a frame body must fit a u32 length")
+        wire.patchU32(UInt32(bodyLength), at: 0)
+        return wire.bytes
+    }
+}
+
+/// Reads a body's version and kind; `fields` continues after them.
+struct MessageReader {
+    let kind: UInt16
+    var fields: WireReader
+
+    init(body: [UInt8]) throws {
+        var reader = WireReader(body)
+        let version = try reader.u8("version")
+        guard version == ControlProtocolVersion.current else { throw ControlProtocolError.unsupportedVersion(version) }
+        kind = try reader.u16("kind")
+        fields = reader
+    }
+}
+
+extension WireReader {
+    /// A pasteboard name: 1…255 bytes of UTF-8 without NUL.
+    mutating func pasteboardName(_ field: @autoclosure () -> String) throws -> String {
+        let name = try string(field(), maximum: ControlLimits.maximumPasteboardNameLength, forbidNUL: true)
+        guard !name.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
+        return name
+    }
+
+    /// A type name: 1…255 bytes of UTF-8 without NUL.
+    mutating func typeName(_ field: @autoclosure () -> String) throws -> String {
+        let type = try string(field(), maximum: ControlLimits.maximumTypeNameLength, forbidNUL: true)
+        guard !type.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
+        return type
+    }
+
+    /// A list of type names.
+    mutating func typeNames(_ field: @autoclosure () -> String) throws -> [String] {
+        try array(field(), maximum: ControlLimits.maximumListCount, minimumElementSize: 5) { reader, index in
+            try reader.typeName(field() + "[\(index)]")
+        }
+    }
+}

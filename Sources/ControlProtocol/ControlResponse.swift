@@ -1,0 +1,164 @@
+/// What the daemon answers, and the `changed` events it streams after `watch`.
+public enum ControlResponse: Hashable, Sendable {
+    /// Answer to `hello`: the version the daemon will speak, its pid, and its version string.
+    case hello(version: UInt8, daemonPID: UInt32, daemonVersion: String)
+    /// Answer to `setItems`, `addItems`, `clear`, `changeCount`, `historyCopy`.
+    case changeCount(pasteboard: String, count: UInt64)
+    /// Success with nothing to report.
+    case ok
+    /// Failure; `message` is one line for people.
+    case error(code: ErrorCode, message: String)
+    /// Answer to `status`: name/value lines in the daemon's order.
+    case status(pairs: [StatusPair])
+    /// Answer to `pasteboards`.
+    case pasteboards([PasteboardInfo])
+    /// Answer to `history`, most recent first.
+    case history([HistoryEntry])
+    /// Answer to `items` and `historyItem`.
+    case items([PasteboardItem])
+    /// Event after `watch`: a pasteboard changed. `state` says how ("owned", "foreign", "cleared").
+    case changed(pasteboard: String, count: UInt64, types: [String], state: String)
+
+    /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
+    public enum Kind: UInt16, CaseIterable, Sendable {
+        case hello = 0x8001
+        case changeCount = 0x8002
+        case ok = 0x8003
+        case error = 0x8004
+        case status = 0x8005
+        case pasteboards = 0x8006
+        case history = 0x8007
+        case items = 0x8008
+        case changed = 0x8009
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .hello: return .hello
+        case .changeCount: return .changeCount
+        case .ok: return .ok
+        case .error: return .error
+        case .status: return .status
+        case .pasteboards: return .pasteboards
+        case .history: return .history
+        case .items: return .items
+        case .changed: return .changed
+        }
+    }
+
+    /// The whole frame: length header, version, kind, fields.
+    ///
+    /// Encoding never traps. Free-form text (messages, previews, status values, versions, states) is
+    /// truncated to its cap at a character boundary; names over their caps are sent as is and refused
+    /// by the receiver.
+    public func encode() -> [UInt8] {
+        let text = ControlLimits.maximumStringLength
+        var writer = MessageWriter(kind: kind.rawValue, payloadHint: payloadHint)
+        switch self {
+        case .hello(let version, let daemonPID, let daemonVersion):
+            writer.u8(version)
+            writer.u32(daemonPID)
+            writer.string(daemonVersion, truncatingTo: text)
+        case .changeCount(let pasteboard, let count):
+            writer.string(pasteboard)
+            writer.u64(count)
+        case .ok:
+            break
+        case .error(let code, let message):
+            writer.u16(code.rawValue)
+            writer.string(message, truncatingTo: text)
+        case .status(let pairs):
+            writer.wire.array(pairs) { writer, pair in
+                writer.string(pair.key, truncatingTo: text)
+                writer.string(pair.value, truncatingTo: text)
+            }
+        case .pasteboards(let pasteboards):
+            writer.wire.array(pasteboards) { writer, info in
+                writer.string(info.name)
+                writer.u64(info.changeCount)
+                writer.bool(info.persistent)
+                writer.bool(info.owned)
+            }
+        case .history(let entries):
+            writer.wire.array(entries) { writer, entry in
+                writer.u32(entry.index)
+                writer.i64(entry.timestamp)
+                writer.string(entry.pasteboard)
+                writer.array(entry.types) { $0.string($1) }
+                writer.u64(entry.size)
+                writer.string(entry.preview, truncatingTo: text)
+            }
+        case .items(let items):
+            items.encode(into: &writer.wire)
+        case .changed(let pasteboard, let count, let types, let state):
+            writer.string(pasteboard)
+            writer.u64(count)
+            writer.wire.array(types) { $0.string($1) }
+            writer.string(state, truncatingTo: text)
+        }
+        return writer.frame()
+    }
+
+    private var payloadHint: Int {
+        if case .items(let items) = self { return items.encodedLength + 300 }
+        return 300
+    }
+
+    /// Decodes a frame body (what `FrameDecoder.nextFrame()` returned).
+    /// Throws `ControlProtocolError` for a wrong version, an unknown kind, or malformed fields.
+    public static func decode(body: [UInt8]) throws -> ControlResponse {
+        let text = ControlLimits.maximumStringLength
+        let reader = try MessageReader(body: body)
+        guard let kind = Kind(rawValue: reader.kind) else {
+            throw ControlProtocolError.unknownKind(reader.kind, direction: "response")
+        }
+        var fields = reader.fields
+        let response: ControlResponse
+        switch kind {
+        case .hello:
+            response = .hello(version: try fields.u8("hello.version"), daemonPID: try fields.u32("hello.daemonPID"),
+                              daemonVersion: try fields.string("hello.daemonVersion", maximum: text))
+        case .changeCount:
+            response = .changeCount(pasteboard: try fields.pasteboardName("changeCount.pasteboard"),
+                                    count: try fields.u64("changeCount.count"))
+        case .ok:
+            response = .ok
+        case .error:
+            response = .error(code: ErrorCode(rawValue: try fields.u16("error.code")),
+                              message: try fields.string("error.message", maximum: text))
+        case .status:
+            response = .status(pairs: try fields.array("status.pairs", maximum: ControlLimits.maximumListCount,
+                                                       minimumElementSize: 8) { reader, index in
+                StatusPair(try reader.string("status.pairs[\(index)].key", maximum: text),
+                           try reader.string("status.pairs[\(index)].value", maximum: text))
+            })
+        case .pasteboards:
+            response = .pasteboards(try fields.array("pasteboards", maximum: ControlLimits.maximumListCount,
+                                                     minimumElementSize: 15) { reader, index in
+                PasteboardInfo(name: try reader.pasteboardName("pasteboards[\(index)].name"),
+                               changeCount: try reader.u64("pasteboards[\(index)].changeCount"),
+                               persistent: try reader.bool("pasteboards[\(index)].persistent"),
+                               owned: try reader.bool("pasteboards[\(index)].owned"))
+            })
+        case .history:
+            response = .history(try fields.array("history", maximum: ControlLimits.maximumListCount,
+                                                 minimumElementSize: 33) { reader, index in
+                HistoryEntry(index: try reader.u32("history[\(index)].index"),
+                             timestamp: try reader.i64("history[\(index)].timestamp"),
+                             pasteboard: try reader.pasteboardName("history[\(index)].pasteboard"),
+                             types: try reader.typeNames("history[\(index)].types"),
+                             size: try reader.u64("history[\(index)].size"),
+                             preview: try reader.string("history[\(index)].preview", maximum: text))
+            })
+        case .items:
+            response = .items(try [PasteboardItem].decode(from: &fields, field: "items"))
+        case .changed:
+            response = .changed(pasteboard: try fields.pasteboardName("changed.pasteboard"),
+                                count: try fields.u64("changed.count"),
+                                types: try fields.typeNames("changed.types"),
+                                state: try fields.string("changed.state", maximum: text))
+        }
+        try fields.expectEnd(of: "\(kind)")
+        return response
+    }
+}

@@ -1,0 +1,124 @@
+/// Builds frames: a u32 little-endian body length, then the body.
+public enum FrameEncoder {
+    /// Size of the length header in front of every body.
+    public static let headerLength = 4
+
+    /// `body` with its length header in front.
+    public static func frame(_ body: [UInt8]) -> [UInt8] {
+        precondition(body.count <= Int(UInt32.max), "a frame body must fit a u32 length")
+        var frame: [UInt8] = []
+        frame.reserveCapacity(headerLength + body.count)
+        let length = UInt32(body.count)
+        for index in 0..<4 { frame.append(UInt8(truncatingIfNeeded: length >> (8 * index))) }
+        frame.append(contentsOf: body)
+        return frame
+    }
+}
+
+/// Splits a byte stream into frame bodies. Feed it whatever `read` returned; take out complete bodies.
+///
+/// Every header is checked as soon as its 4 bytes arrive: one announcing more than
+/// `maximumFrameLength` fails the stream before any of that body is buffered. Frames completed before
+/// the bad header are still returned; then `nextFrame()` throws `frameTooLarge` every time and `append`
+/// discards input (the stream cannot be resynchronised; close the connection).
+///
+/// Buffering is amortised O(n): the buffer is sized to an announced frame up front, and consumed bytes
+/// are dropped in bulk, so a 64 MiB frame fed in 64 KiB chunks is copied a constant number of times.
+public struct FrameDecoder: Sendable {
+    public let maximumFrameLength: Int
+    private var buffer: [UInt8] = []
+    /// Index in `buffer` of the first byte not yet returned.
+    private var start = 0
+    /// Index in `buffer` where the first incomplete frame begins; frames in `start..<boundary` are complete.
+    private var boundary = 0
+    private var failure: ControlProtocolError?
+
+    /// Above this capacity, an emptied buffer is released rather than kept (the daemon stays small when idle).
+    private static let retainedCapacity = 256 << 10
+    private static let headerLength = FrameEncoder.headerLength
+
+    public init(maximumFrameLength: Int = ControlLimits.defaultMaximumFrameLength) {
+        precondition(maximumFrameLength >= 0 && maximumFrameLength <= Int(UInt32.max))
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    /// Bytes received but not yet returned as frames.
+    public var bufferedByteCount: Int { buffer.count - start }
+
+    /// Whether a frame has begun but not ended (at end of stream this means the peer cut it short).
+    public var hasPartialFrame: Bool { buffer.count > boundary }
+
+    /// Adds received bytes.
+    public mutating func append<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        var rest = bytes[...]
+        while !rest.isEmpty && failure == nil {
+            let pending = buffer.count - boundary
+            let wanted: Int
+            if pending < Self.headerLength {
+                wanted = Self.headerLength - pending
+            } else {
+                wanted = Self.headerLength + length(at: boundary) - pending
+            }
+            let take = rest.prefix(wanted)
+            buffer.append(contentsOf: take)
+            rest = rest[take.endIndex...]
+            advanceBoundary()
+        }
+    }
+
+    /// The next complete frame body, or nil until more bytes arrive.
+    /// Throws `ControlProtocolError.frameTooLarge` once a header announcing too much has been seen.
+    public mutating func nextFrame() throws -> [UInt8]? {
+        guard start < boundary else {
+            if let failure { throw failure }
+            return nil
+        }
+        let length = length(at: start)
+        let bodyStart = start + Self.headerLength
+        let body = Array(buffer[bodyStart..<bodyStart + length])
+        start = bodyStart + length
+        if start == buffer.count {
+            if buffer.capacity > Self.retainedCapacity {
+                buffer = []
+            } else {
+                buffer.removeAll(keepingCapacity: true)
+            }
+            start = 0
+            boundary = 0
+        }
+        return body
+    }
+
+    /// Moves `boundary` past every frame that is now complete; validates each header as it completes.
+    private mutating func advanceBoundary() {
+        while buffer.count - boundary >= Self.headerLength {
+            let length = length(at: boundary)
+            guard length <= maximumFrameLength else {
+                failure = .frameTooLarge(length: length, maximum: maximumFrameLength)
+                buffer.removeSubrange(boundary...)
+                return
+            }
+            let total = Self.headerLength + length
+            if buffer.count - boundary >= total {
+                boundary += total
+                continue
+            }
+            if buffer.capacity < boundary + total {
+                // Drop what was already returned, then make room for the whole frame at once.
+                if start > 0 {
+                    buffer.removeSubrange(0..<start)
+                    boundary -= start
+                    start = 0
+                }
+                buffer.reserveCapacity(boundary + total)
+            }
+            return
+        }
+    }
+
+    private func length(at index: Int) -> Int {
+        var length = 0
+        for byte in 0..<Self.headerLength { length |= Int(buffer[index + byte]) << (8 * byte) }
+        return length
+    }
+}

@@ -1,0 +1,103 @@
+/// Flags for a copy.
+public struct CopyOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Passwords and the like: not recorded in history, not persisted, marked for clipboard
+    /// managers (`x-kde-passwordManagerHint`).
+    public static let sensitive = CopyOptions(rawValue: 1 << 0)
+
+    /// Every flag this version defines; others are refused when decoding.
+    public static let all: CopyOptions = [.sensitive]
+}
+
+/// Why a request failed. Unknown codes from a newer daemon are kept as they are; treat them like `internal`.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// The request is malformed or not understood (a decoding error, an unknown kind, a bad argument).
+    public static let badRequest = ErrorCode(rawValue: 1)
+    /// No such pasteboard or history entry.
+    public static let notFound = ErrorCode(rawValue: 2)
+    /// Over a size or count limit.
+    public static let tooLarge = ErrorCode(rawValue: 3)
+    /// The daemon cannot do it now (no X connection, paused, shutting down).
+    public static let unavailable = ErrorCode(rawValue: 4)
+    /// Not allowed (a peer with another uid, a protected pasteboard).
+    public static let denied = ErrorCode(rawValue: 5)
+    /// A bug or unexpected failure in the daemon.
+    public static let `internal` = ErrorCode(rawValue: 6)
+    /// The selection owner did not answer in time.
+    public static let timedOut = ErrorCode(rawValue: 7)
+    /// The pasteboard is empty (the selection has no owner).
+    public static let empty = ErrorCode(rawValue: 8)
+    /// The owner does not offer the requested type.
+    public static let typeNotOffered = ErrorCode(rawValue: 9)
+
+    public var description: String {
+        switch self {
+        case .badRequest: return "badRequest"
+        case .notFound: return "notFound"
+        case .tooLarge: return "tooLarge"
+        case .unavailable: return "unavailable"
+        case .denied: return "denied"
+        case .internal: return "internal"
+        case .timedOut: return "timedOut"
+        case .empty: return "empty"
+        case .typeNotOffered: return "typeNotOffered"
+        default: return "error \(rawValue)"
+        }
+    }
+}
+
+/// One line of `status`: a name and a value, in the daemon's order.
+public struct StatusPair: Hashable, Sendable {
+    public var key: String
+    public var value: String
+
+    public init(_ key: String, _ value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A pasteboard the daemon knows.
+public struct PasteboardInfo: Hashable, Sendable {
+    public var name: String
+    public var changeCount: UInt64
+    /// Kept across daemon restarts.
+    public var persistent: Bool
+    /// The daemon currently owns its content (as opposed to another X client, or nobody).
+    public var owned: Bool
+
+    public init(name: String, changeCount: UInt64, persistent: Bool, owned: Bool) {
+        self.name = name
+        self.changeCount = changeCount
+        self.persistent = persistent
+        self.owned = owned
+    }
+}
+
+/// One remembered copy.
+public struct HistoryEntry: Hashable, Sendable {
+    /// Position in history, 0 = most recent.
+    public var index: UInt32
+    /// Seconds since the Unix epoch when it was copied.
+    public var timestamp: Int64
+    public var pasteboard: String
+    public var types: [String]
+    /// Total bytes over all representations.
+    public var size: UInt64
+    /// A short, single-line text preview (the daemon chooses and truncates it).
+    public var preview: String
+
+    public init(index: UInt32, timestamp: Int64, pasteboard: String, types: [String], size: UInt64, preview: String) {
+        self.index = index
+        self.timestamp = timestamp
+        self.pasteboard = pasteboard
+        self.types = types
+        self.size = size
+        self.preview = preview
+    }
+}

@@ -1,0 +1,172 @@
+/// Appends the protocol's field encodings to a byte array: little-endian integers, length-prefixed
+/// byte strings and UTF-8 strings, count-prefixed arrays.
+public struct WireWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(reservingCapacity capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func u8(_ value: UInt8) { bytes.append(value) }
+
+    public mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
+
+    public mutating func u16(_ value: UInt16) { littleEndian(value) }
+
+    public mutating func u32(_ value: UInt32) { littleEndian(value) }
+
+    public mutating func u64(_ value: UInt64) { littleEndian(value) }
+
+    public mutating func i64(_ value: Int64) { littleEndian(value) }
+
+    /// A u32 length, then the raw bytes.
+    public mutating func bytes<Bytes: Collection>(_ value: Bytes) where Bytes.Element == UInt8 {
+        count(value.count)
+        bytes.append(contentsOf: value)
+    }
+
+    /// A u32 byte length, then UTF-8. With `truncatingTo`, longer text is cut at a Unicode scalar
+    /// boundary so that the peer's cap is never exceeded (for free-form text such as messages).
+    public mutating func string(_ value: String, truncatingTo maximum: Int? = nil) {
+        let utf8 = value.utf8
+        guard let maximum, utf8.count > maximum else {
+            bytes(utf8)
+            return
+        }
+        var end = utf8.index(utf8.startIndex, offsetBy: maximum)
+        // Back up over continuation bytes (10xxxxxx) to the start of a scalar.
+        while end > utf8.startIndex && utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+        bytes(utf8[utf8.startIndex..<end])
+    }
+
+    /// A u32 element count.
+    public mutating func count(_ value: Int) {
+        precondition(value >= 0 && value <= Int(UInt32.max), "a count must fit in u32")
+        u32(UInt32(value))
+    }
+
+    /// A u32 count, then each element written by `element`.
+    public mutating func array<Elements: Collection>(_ elements: Elements, _ element: (inout WireWriter, Elements.Element) -> Void) {
+        count(elements.count)
+        for value in elements { element(&self, value) }
+    }
+
+    /// Overwrites 4 bytes at `offset` with `value`, little-endian (for a frame's length, known last).
+    mutating func patchU32(_ value: UInt32, at offset: Int) {
+        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+    }
+
+    private mutating func littleEndian<T: FixedWidthInteger>(_ value: T) {
+        var little = value.littleEndian
+        withUnsafeBytes(of: &little) { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// Reads fields from a message body, checking every length against what remains and against its cap
+/// before allocating. Field names are autoclosures so that naming costs nothing unless decoding fails.
+public struct WireReader: Sendable {
+    public let bytes: [UInt8]
+    public private(set) var offset: Int
+
+    public init(_ bytes: [UInt8], offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    public var remaining: Int { bytes.count - offset }
+
+    public mutating func u8(_ field: @autoclosure () -> String) throws -> UInt8 {
+        try need(1, field)
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// One byte that must be 0 or 1.
+    public mutating func bool(_ field: @autoclosure () -> String) throws -> Bool {
+        let value = try u8(field())
+        guard value <= 1 else { throw ControlProtocolError.invalidValue(field: field(), reason: "boolean is \(value), not 0 or 1") }
+        return value == 1
+    }
+
+    public mutating func u16(_ field: @autoclosure () -> String) throws -> UInt16 { try littleEndian(field) }
+
+    public mutating func u32(_ field: @autoclosure () -> String) throws -> UInt32 { try littleEndian(field) }
+
+    public mutating func u64(_ field: @autoclosure () -> String) throws -> UInt64 { try littleEndian(field) }
+
+    public mutating func i64(_ field: @autoclosure () -> String) throws -> Int64 { try littleEndian(field) }
+
+    /// A u32 length (at most `maximum` and at most what remains), then that many raw bytes.
+    public mutating func bytes(_ field: @autoclosure () -> String, maximum: Int = .max) throws -> [UInt8] {
+        let length = try lengthPrefix(field, maximum: maximum)
+        defer { offset += length }
+        return Array(bytes[offset..<offset + length])
+    }
+
+    /// A u32 byte length (at most `maximum`), then that much UTF-8, validated. With `forbidNUL`,
+    /// a NUL byte is refused too (names that end up as C strings or X atoms).
+    public mutating func string(_ field: @autoclosure () -> String, maximum: Int, forbidNUL: Bool = false) throws -> String {
+        let length = try lengthPrefix(field, maximum: maximum)
+        let start = offset
+        let slice = bytes[start..<start + length]
+        guard let value = String(validating: slice, as: UTF8.self) else {
+            throw ControlProtocolError.invalidUTF8(field: field(), offset: start)
+        }
+        if forbidNUL && slice.contains(0) {
+            throw ControlProtocolError.invalidValue(field: field(), reason: "contains a NUL byte")
+        }
+        offset += length
+        return value
+    }
+
+    /// A u32 element count, at most `maximum` and at most `remaining / minimumElementSize`, so a
+    /// hostile count cannot make the caller reserve memory the body does not back.
+    public mutating func count(_ field: @autoclosure () -> String, maximum: Int, minimumElementSize: Int) throws -> Int {
+        let count = Int(try u32(field()))
+        guard count <= maximum else { throw ControlProtocolError.tooLong(field: field(), length: count, maximum: maximum) }
+        if minimumElementSize > 0 && count > remaining / minimumElementSize {
+            throw ControlProtocolError.countExceedsRemainingBytes(field: field(), count: count, remaining: remaining)
+        }
+        return count
+    }
+
+    /// A count, then `count` elements read by `element(&reader, index)`.
+    public mutating func array<Element>(
+        _ field: @autoclosure () -> String, maximum: Int, minimumElementSize: Int,
+        _ element: (inout WireReader, Int) throws -> Element
+    ) throws -> [Element] {
+        let count = try count(field(), maximum: maximum, minimumElementSize: minimumElementSize)
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        for index in 0..<count { result.append(try element(&self, index)) }
+        return result
+    }
+
+    /// Throws `trailingBytes` unless every byte was read.
+    public func expectEnd(of kind: @autoclosure () -> String) throws {
+        if remaining != 0 { throw ControlProtocolError.trailingBytes(kind: kind(), count: remaining) }
+    }
+
+    private mutating func lengthPrefix(_ field: () -> String, maximum: Int) throws -> Int {
+        let length = Int(try u32(field()))
+        guard length <= maximum else { throw ControlProtocolError.tooLong(field: field(), length: length, maximum: maximum) }
+        try need(length, field)
+        return length
+    }
+
+    private func need(_ count: Int, _ field: () -> String) throws {
+        guard remaining >= count else {
+            throw ControlProtocolError.truncated(field: field(), offset: offset, needed: count, available: remaining)
+        }
+    }
+
+    private mutating func littleEndian<T: FixedWidthInteger>(_ field: () -> String) throws -> T {
+        let size = MemoryLayout<T>.size
+        try need(size, field)
+        var value: T = 0
+        for index in 0..<size { value |= T(bytes[offset + index]) << (8 * index) }
+        offset += size
+        return value
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class ControlProtocolPlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}

@@ -1,0 +1,190 @@
+import ControlProtocol
+import XCTest
+
+func item(_ pairs: [(String, String)]) throws -> PasteboardItem {
+    try PasteboardItem(pairs.map { PasteboardItem.Representation(type: $0.0, data: Array($0.1.utf8)) })
+}
+
+/// Frames `message`, pushes it through a `FrameDecoder`, and returns the one body that comes out.
+func roundTripBody(_ frame: [UInt8], file: StaticString = #filePath, line: UInt = #line) throws -> [UInt8] {
+    var decoder = FrameDecoder()
+    decoder.append(frame)
+    let body = try XCTUnwrap(try decoder.nextFrame(), file: file, line: line)
+    XCTAssertNil(try decoder.nextFrame(), file: file, line: line)
+    XCTAssertFalse(decoder.hasPartialFrame, file: file, line: line)
+    return body
+}
+
+final class MessageRoundTripTests: XCTestCase {
+    func sampleRequests() throws -> [ControlRequest] {
+        let text = try item([("text/plain;charset=utf-8", "naïve € 日本"), ("UTF8_STRING", "naïve € 日本")])
+        let binary = try PasteboardItem([PasteboardItem.Representation(type: "image/png", data: [0, 1, 0, 255, 0x89, 0x50])])
+        return [
+            .hello(version: 1, client: "pb 0.1"),
+            .setItems(pasteboard: "general", items: [text, binary], options: .sensitive),
+            .setItems(pasteboard: "primary", items: [], options: []),
+            .addItems(pasteboard: "find", items: [binary]),
+            .clear(pasteboard: "general"),
+            .changeCount(pasteboard: "primary"),
+            .status,
+            .pasteboards,
+            .createPasteboard(name: "notes", persistent: true),
+            .createPasteboard(name: "scratch", persistent: false),
+            .removePasteboard(name: "notes"),
+            .history(limit: 50),
+            .historyItem(index: 3),
+            .historyCopy(index: 0),
+            .historyDelete(index: UInt32.max),
+            .historyClear,
+            .pause,
+            .resume,
+            .watch(pasteboards: ["general", "primary"]),
+            .watch(pasteboards: []),
+            .items(pasteboard: "general"),
+        ]
+    }
+
+    func sampleResponses() throws -> [ControlResponse] {
+        let text = try item([("text/plain", "hello")])
+        return [
+            .hello(version: 1, daemonPID: 4242, daemonVersion: "0.1.0"),
+            .changeCount(pasteboard: "general", count: UInt64.max),
+            .ok,
+            .error(code: .typeNotOffered, message: "the owner does not offer image/png"),
+            .error(code: ErrorCode(rawValue: 999), message: "from the future"),
+            .status(pairs: [StatusPair("display", ":0"), StatusPair("paused", "no")]),
+            .pasteboards([PasteboardInfo(name: "general", changeCount: 7, persistent: false, owned: true),
+                          PasteboardInfo(name: "notes", changeCount: 0, persistent: true, owned: false)]),
+            .history([HistoryEntry(index: 0, timestamp: 1_760_000_000, pasteboard: "general", types: ["UTF8_STRING", "text/html"],
+                                   size: 12345, preview: "first line…"),
+                      HistoryEntry(index: 1, timestamp: -1, pasteboard: "primary", types: [], size: 0, preview: "")]),
+            .items([text, text]),
+            .items([]),
+            .changed(pasteboard: "general", count: 8, types: ["TARGETS", "UTF8_STRING"], state: "foreign"),
+        ]
+    }
+
+    func testEveryRequestRoundTrips() throws {
+        let samples = try sampleRequests()
+        XCTAssertEqual(Set(samples.map(\.kind)), Set(ControlRequest.Kind.allCases), "a sample for every kind")
+        for request in samples {
+            let body = try roundTripBody(request.encode())
+            XCTAssertEqual(try ControlRequest.decode(body: body), request)
+        }
+    }
+
+    func testEveryResponseRoundTrips() throws {
+        let samples = try sampleResponses()
+        XCTAssertEqual(Set(samples.map(\.kind)), Set(ControlResponse.Kind.allCases), "a sample for every kind")
+        for response in samples {
+            let body = try roundTripBody(response.encode())
+            XCTAssertEqual(try ControlResponse.decode(body: body), response)
+        }
+    }
+
+    func testManyFramesInOneChunkAndOneFrameInManyChunks() throws {
+        let requests = try sampleRequests()
+        let stream = requests.flatMap { $0.encode() }
+        var decoder = FrameDecoder()
+        decoder.append(stream)
+        var decoded: [ControlRequest] = []
+        while let body = try decoder.nextFrame() { decoded.append(try ControlRequest.decode(body: body)) }
+        XCTAssertEqual(decoded, requests)
+
+        decoder = FrameDecoder()
+        decoded = []
+        for byte in stream {
+            decoder.append([byte])
+            while let body = try decoder.nextFrame() { decoded.append(try ControlRequest.decode(body: body)) }
+        }
+        XCTAssertEqual(decoded, requests)
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testSixtyFourMebibytesThroughTheFrameDecoderInChunks() throws {
+        // A repeating 251-byte pattern (prime, so chunk and pattern boundaries never line up).
+        var payload = (0..<251).map { UInt8($0) }
+        while payload.count < 64 << 20 { payload += payload }
+        payload.removeLast(payload.count - (64 << 20))
+        let request = ControlRequest.setItems(
+            pasteboard: "general",
+            items: [try PasteboardItem([.init(type: "application/octet-stream", data: payload),
+                                        .init(type: "text/plain", data: Array("small".utf8))])],
+            options: [])
+        let frame = request.encode()
+        XCTAssertEqual(frame.count, 4 + 1 + 2 + (4 + 7) + 4 + 4 + (4 + 24) + (4 + payload.count) + (4 + 10) + (4 + 5) + 4)
+
+        var decoder = FrameDecoder()
+        var bodies: [[UInt8]] = []
+        let chunk = 64 << 10
+        var offset = 0
+        while offset < frame.count {
+            decoder.append(frame[offset..<min(offset + chunk, frame.count)])
+            offset += chunk
+            while let body = try decoder.nextFrame() { bodies.append(body) }
+        }
+        XCTAssertEqual(bodies.count, 1)
+        guard case .setItems(let pasteboard, let items, let options) = try ControlRequest.decode(body: bodies[0]) else {
+            return XCTFail("not setItems")
+        }
+        XCTAssertEqual(pasteboard, "general")
+        XCTAssertEqual(options, [])
+        XCTAssertEqual(items.count, 1)
+        XCTAssertEqual(items[0].types, ["application/octet-stream", "text/plain"])
+        XCTAssertTrue(items[0].data(forType: "application/octet-stream") == payload, "payload intact")
+        XCTAssertEqual(items[0].data(forType: "text/plain"), Array("small".utf8))
+    }
+
+    func testFreeFormTextIsTruncatedToItsCapAtACharacterBoundary() throws {
+        let long = String(repeating: "é", count: 40_000)  // 80 000 bytes of UTF-8.
+        let body = try roundTripBody(ControlResponse.error(code: .internal, message: long).encode())
+        guard case .error(let code, let message) = try ControlResponse.decode(body: body) else { return XCTFail() }
+        XCTAssertEqual(code, .internal)
+        XCTAssertEqual(message.utf8.count, ControlLimits.maximumStringLength)
+        XCTAssertTrue(long.hasPrefix(message))
+    }
+}
+
+final class GoldenEncodingTests: XCTestCase {
+    func testChangeCountRequest() {
+        XCTAssertEqual(ControlRequest.changeCount(pasteboard: "general").encode(), [
+            0x0e, 0x00, 0x00, 0x00,  // body length 14
+            0x01,  // version 1
+            0x05, 0x00,  // kind 0x0005 changeCount
+            0x07, 0x00, 0x00, 0x00, 0x67, 0x65, 0x6e, 0x65, 0x72, 0x61, 0x6c,  // "general"
+        ])
+    }
+
+    func testSetItemsRequest() throws {
+        let request = ControlRequest.setItems(pasteboard: "general", items: [try item([("text/plain", "hi")])], options: .sensitive)
+        XCTAssertEqual(request.encode(), [
+            0x2e, 0x00, 0x00, 0x00,  // body length 46
+            0x01,  // version 1
+            0x02, 0x00,  // kind 0x0002 setItems
+            0x07, 0x00, 0x00, 0x00, 0x67, 0x65, 0x6e, 0x65, 0x72, 0x61, 0x6c,  // pasteboard "general"
+            0x01, 0x00, 0x00, 0x00,  // 1 item
+            0x01, 0x00, 0x00, 0x00,  // 1 representation
+            0x0a, 0x00, 0x00, 0x00, 0x74, 0x65, 0x78, 0x74, 0x2f, 0x70, 0x6c, 0x61, 0x69, 0x6e,  // type "text/plain"
+            0x02, 0x00, 0x00, 0x00, 0x68, 0x69,  // data "hi"
+            0x01, 0x00, 0x00, 0x00,  // options: sensitive
+        ])
+    }
+
+    func testChangeCountAndErrorResponses() {
+        XCTAssertEqual(ControlResponse.changeCount(pasteboard: "general", count: 42).encode(), [
+            0x16, 0x00, 0x00, 0x00, 0x01, 0x02, 0x80,
+            0x07, 0x00, 0x00, 0x00, 0x67, 0x65, 0x6e, 0x65, 0x72, 0x61, 0x6c,
+            0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        ])
+        XCTAssertEqual(ControlResponse.error(code: .notFound, message: "no").encode(), [
+            0x0b, 0x00, 0x00, 0x00, 0x01, 0x04, 0x80, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x6e, 0x6f,
+        ])
+        XCTAssertEqual(ControlResponse.ok.encode(), [0x03, 0x00, 0x00, 0x00, 0x01, 0x03, 0x80])
+    }
+
+    func testHelloRequest() {
+        XCTAssertEqual(ControlRequest.hello(version: 1, client: "pb").encode(), [
+            0x0a, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x70, 0x62,
+        ])
+    }
+}
