@@ -64,7 +64,7 @@ let package = Package(
         /// The command line; also pbcopy and pbpaste by argv[0].
         .executableTarget(
             name: "pb",
-            dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText"]
+            dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText", "ControlProtocol", "XClient", "Selection"]
         ),
 
         // MARK: - Tests

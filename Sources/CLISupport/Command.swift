@@ -77,7 +77,7 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Exit statuses shared by pb, pbcopy and pbpaste.
-public enum ExitStatus: Int32, Sendable {
+public enum ExitCode: Int32, Sendable {
     case success = 0
     case failure = 1
     /// The selection has no owner (the pasteboard is empty).

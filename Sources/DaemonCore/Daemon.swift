@@ -149,14 +149,14 @@ public final class Daemon {
             guard let name = pasteboardName(pasteboard, for: client) else { return }
             server.send(.changeCount(pasteboard: name.rawValue, count: service.count(of: name) ?? 0), to: client)
         case .status:
-            var pairs = [StatusPair(key: "version", value: PasteboardVersion.string),
-                         StatusPair(key: "display", value: options.display ?? environment["DISPLAY"] ?? ""),
-                         StatusPair(key: "incr-chunk-bytes", value: String(service.chunkSize)),
-                         StatusPair(key: "transfers", value: String(service.transfers.count)),
-                         StatusPair(key: "clients", value: String(server.clients.count))]
+            var pairs = [StatusPair("version", PasteboardVersion.string),
+                         StatusPair("display", options.display ?? environment["DISPLAY"] ?? ""),
+                         StatusPair("incr-chunk-bytes", String(service.chunkSize)),
+                         StatusPair("transfers", String(service.transfers.count)),
+                         StatusPair("clients", String(server.clients.count))]
             for board in service.boards.values.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
-                pairs.append(StatusPair(key: "count." + board.name.rawValue, value: String(board.counter.count)))
-                pairs.append(StatusPair(key: "owned." + board.name.rawValue, value: board.served == nil ? "no" : "yes"))
+                pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
+                pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))
             }
             server.send(.status(pairs: pairs), to: client)
         default:

@@ -6,13 +6,13 @@ import SystemSupport
 switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
 case .success(.help):
     try? FileDescriptor.standardOutput.writeAll(Array((DaemonOptions.usage + "\n").utf8))
-    exit(0)
+    ProcessIdentity.exit(0)
 case .success(.version):
     try? FileDescriptor.standardOutput.writeAll(Array("pasteboardd \(PasteboardVersion.string)\n".utf8))
-    exit(0)
+    ProcessIdentity.exit(0)
 case .failure(let error):
     try? FileDescriptor.standardError.writeAll(Array("pasteboardd: \(error.message)\n".utf8))
-    exit(64)
+    ProcessIdentity.exit(64)
 case .success(.run(let options)):
-    exit(Daemon(options: options, environment: Environment.all).run())
+    ProcessIdentity.exit(Daemon(options: options, environment: Environment.all).run())
 }

@@ -1,4 +1,5 @@
 import CLISupport
+import ControlProtocol
 import Pasteboard
 import PasteboardCore
 import Selection
@@ -9,7 +10,7 @@ import XClient
 struct Runner {
     let programName: String
 
-    func run(_ command: Command) -> ExitStatus {
+    func run(_ command: Command) -> ExitCode {
         switch command {
         case .help(let topic):
             Output.line(Usage.text(for: topic ?? (programName == "pb" ? nil : programName)))
@@ -26,12 +27,12 @@ struct Runner {
         }
     }
 
-    func fail(_ message: String, _ status: ExitStatus = .failure) -> ExitStatus {
+    func fail(_ message: String, _ status: ExitCode = .failure) -> ExitCode {
         Output.error("\(programName): \(message)")
         return status
     }
 
-    func status(for error: SelectionReadError, pasteboard: PasteboardName) -> ExitStatus {
+    func status(for error: SelectionReadError, pasteboard: PasteboardName) -> ExitCode {
         switch error {
         case .empty: return fail("\(pasteboard) is empty", .empty)
         case .refused: return fail("\(pasteboard) does not offer that type", .typeNotOffered)
@@ -49,7 +50,7 @@ struct Runner {
 
     // MARK: - Reading the selection directly
 
-    func paste(_ request: PasteRequest) -> ExitStatus {
+    func paste(_ request: PasteRequest) -> ExitCode {
         guard let x = connect() else { return .failure }
         let reader = SelectionReader(x: x)
         let selection = x.intern(request.pasteboard.rawValue)
@@ -89,7 +90,7 @@ struct Runner {
         return status(for: lastError, pasteboard: request.pasteboard)
     }
 
-    func types(_ request: TypesRequest) -> ExitStatus {
+    func types(_ request: TypesRequest) -> ExitCode {
         guard let x = connect() else { return .failure }
         let reader = SelectionReader(x: x)
         do {
@@ -103,7 +104,7 @@ struct Runner {
         }
     }
 
-    func count(_ name: PasteboardName) -> ExitStatus {
+    func count(_ name: PasteboardName) -> ExitCode {
         guard let x = connect() else { return .failure }
         let property = x.intern("_PASTEBOARD_CHANGE_COUNT_" + name.rawValue)
         let read = x.getProperty(x.root, property, delete: false, maximumBytes: 8)
@@ -119,5 +120,67 @@ struct Runner {
             return Array(bytes.dropLast(bytes.count >= 2 && bytes[bytes.count - 2] == 0x0D ? 2 : 1))
         }
         return bytes
+    }
+}
+
+// MARK: - Through the daemon
+
+extension Runner {
+    /// The largest copy pb reads, matching the daemon's request cap.
+    static let maximumCopyBytes = 300 << 20
+
+    func copy(_ request: CopyRequest) -> ExitCode {
+        var representations: [(type: String, data: [UInt8])] = []
+        do {
+            if request.sources.isEmpty {
+                var text = try request.text.map { Array($0.utf8) } ?? FileDescriptor.standardInput.readToEnd(limit: Self.maximumCopyBytes)
+                if request.trimNewline { text = trimmingOneNewline(text) }
+                if request.detectRichText && text.starts(with: Array("{\\rtf".utf8)) {
+                    representations.append((PasteboardType.rtf.rawValue, text))
+                    if let plain = RichTextBridge.plainText(fromRTF: text) {
+                        representations.append((PasteboardType.utf8PlainText.rawValue, plain))
+                    }
+                } else {
+                    representations.append((PasteboardType.utf8PlainText.rawValue, text))
+                }
+            } else {
+                for source in request.sources {
+                    var data: [UInt8]
+                    if let path = source.path, path != "-" {
+                        data = try FileSystem.readFile(path, limit: Self.maximumCopyBytes)
+                    } else if let text = request.text {
+                        data = Array(text.utf8)
+                    } else {
+                        data = try FileDescriptor.standardInput.readToEnd(limit: Self.maximumCopyBytes)
+                        if request.trimNewline { data = trimmingOneNewline(data) }
+                    }
+                    representations.append((source.type.rawValue, data))
+                }
+            }
+        } catch {
+            return fail("cannot read the data to copy: \(error)")
+        }
+        do {
+            let item = try ControlProtocol.PasteboardItem(representations)
+            let client = try DaemonClient(environment: Environment.all)
+            _ = try client.send(.setItems(pasteboard: request.pasteboard.rawValue, items: [item],
+                                          options: request.sensitive ? [.sensitive] : []),
+                                timeoutMilliseconds: 30_000)
+            return .success
+        } catch let error as DaemonClientError {
+            return fail("\(error)")
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    func clear(_ name: PasteboardName) -> ExitCode {
+        do {
+            let client = try DaemonClient(environment: Environment.all)
+            _ = try client.send(.clear(pasteboard: name.rawValue))
+            return .success
+        } catch {
+            return fail("\(error)")
+        }
     }
 }

@@ -6,7 +6,7 @@ let arguments = CommandLine.arguments
 let programName = String((arguments.first ?? "pb").split(separator: "/").last ?? "pb")
 Signals.ignoreBrokenPipe()
 
-let status: ExitStatus
+let status: ExitCode
 do {
     let command = try CommandLineParser.parse(Array(arguments.dropFirst()), programName: programName)
     status = Runner(programName: programName).run(command)
@@ -19,4 +19,4 @@ do {
     }
     status = .usage
 }
-exit(status.rawValue)
+ProcessIdentity.exit(status.rawValue)
