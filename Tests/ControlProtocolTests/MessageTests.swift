@@ -15,8 +15,8 @@ func roundTripBody(_ frame: [UInt8], file: StaticString = #filePath, line: UInt 
     return body
 }
 
-final class MessageRoundTripTests: XCTestCase {
-    func sampleRequests() throws -> [ControlRequest] {
+/// One or more of every request kind.
+func sampleRequests() throws -> [ControlRequest] {
         let text = try item([("text/plain;charset=utf-8", "naïve € 日本"), ("UTF8_STRING", "naïve € 日本")])
         let binary = try PasteboardItem([PasteboardItem.Representation(type: "image/png", data: [0, 1, 0, 255, 0x89, 0x50])])
         return [
@@ -44,7 +44,8 @@ final class MessageRoundTripTests: XCTestCase {
         ]
     }
 
-    func sampleResponses() throws -> [ControlResponse] {
+/// One or more of every response kind.
+func sampleResponses() throws -> [ControlResponse] {
         let text = try item([("text/plain", "hello")])
         return [
             .hello(version: 1, daemonPID: 4242, daemonVersion: "0.1.0"),
@@ -64,6 +65,7 @@ final class MessageRoundTripTests: XCTestCase {
         ]
     }
 
+final class MessageRoundTripTests: XCTestCase {
     func testEveryRequestRoundTrips() throws {
         let samples = try sampleRequests()
         XCTAssertEqual(Set(samples.map(\.kind)), Set(ControlRequest.Kind.allCases), "a sample for every kind")
