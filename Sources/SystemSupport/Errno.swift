@@ -20,7 +20,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
         Errno(Code(rawValue: Glibc.errno), operation: operation)
     }
 
-    /// `"operation: message (NAME=code)"`, the message from `strerror(3)`.
+    /// `"operation: message (errno N)"`, the message from `strerror(3)`.
     public var description: String {
         "\(operation): \(code.message) (errno \(code.rawValue))"
     }

@@ -124,6 +124,13 @@ public enum FileSystem {
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
+    /// Creates a symbolic link at `path` whose target is `target`.
+    ///
+    /// The corresponding C function is `symlink(2)`.
+    public static func createSymbolicLink(at path: String, pointingTo target: String) throws {
+        _ = try valueOrErrno("symlink(\(target), \(path))") { symlink(target, path) }
+    }
+
     /// Renames atomically within one file system.
     ///
     /// The corresponding C function is `rename(2)`.

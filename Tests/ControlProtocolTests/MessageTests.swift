@@ -15,8 +15,8 @@ func roundTripBody(_ frame: [UInt8], file: StaticString = #filePath, line: UInt 
     return body
 }
 
-final class MessageRoundTripTests: XCTestCase {
-    func sampleRequests() throws -> [ControlRequest] {
+/// One or more of every request kind.
+func sampleRequests() throws -> [ControlRequest] {
         let text = try item([("text/plain;charset=utf-8", "naïve € 日本"), ("UTF8_STRING", "naïve € 日本")])
         let binary = try PasteboardItem([PasteboardItem.Representation(type: "image/png", data: [0, 1, 0, 255, 0x89, 0x50])])
         return [
@@ -44,7 +44,8 @@ final class MessageRoundTripTests: XCTestCase {
         ]
     }
 
-    func sampleResponses() throws -> [ControlResponse] {
+/// One or more of every response kind.
+func sampleResponses() throws -> [ControlResponse] {
         let text = try item([("text/plain", "hello")])
         return [
             .hello(version: 1, daemonPID: 4242, daemonVersion: "0.1.0"),
@@ -64,6 +65,7 @@ final class MessageRoundTripTests: XCTestCase {
         ]
     }
 
+final class MessageRoundTripTests: XCTestCase {
     func testEveryRequestRoundTrips() throws {
         let samples = try sampleRequests()
         XCTAssertEqual(Set(samples.map(\.kind)), Set(ControlRequest.Kind.allCases), "a sample for every kind")
@@ -180,6 +182,13 @@ final class GoldenEncodingTests: XCTestCase {
             0x0b, 0x00, 0x00, 0x00, 0x01, 0x04, 0x80, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x6e, 0x6f,
         ])
         XCTAssertEqual(ControlResponse.ok.encode(), [0x03, 0x00, 0x00, 0x00, 0x01, 0x03, 0x80])
+    }
+
+    func testHelloResponseFromTheWorkedExample() {
+        XCTAssertEqual(ControlResponse.hello(version: 1, daemonPID: 4242, daemonVersion: "0.1.0").encode(), [
+            0x11, 0x00, 0x00, 0x00, 0x01, 0x01, 0x80, 0x01, 0x92, 0x10, 0x00, 0x00,
+            0x05, 0x00, 0x00, 0x00, 0x30, 0x2e, 0x31, 0x2e, 0x30,
+        ])
     }
 
     func testHelloRequest() {

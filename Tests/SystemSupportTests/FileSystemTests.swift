@@ -124,6 +124,18 @@ final class XDGDirectoriesTests: XCTestCase {
         }
     }
 
+    func testRuntimeFallbackThatIsASymbolicLinkIsRefused() throws {
+        let base = try TemporaryDirectory()
+        defer { base.remove() }
+        let directories = XDGDirectories(environment: [:], fallbackBase: base.path)
+        try FileSystem.createDirectory(base.file("elsewhere"), mode: 0o700)
+        try FileSystem.createSymbolicLink(at: directories.runtime, pointingTo: base.file("elsewhere"))
+        XCTAssertThrowsError(try directories.createRuntime()) { error in
+            XCTAssertEqual(error as? SystemError,
+                           .unsafeDirectory(path: directories.runtime, reason: "it is not a directory (symbolicLink)"))
+        }
+    }
+
     func testRuntimeUnderXDGRuntimeDir() throws {
         let base = try TemporaryDirectory()
         defer { base.remove() }

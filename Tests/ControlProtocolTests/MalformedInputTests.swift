@@ -1,0 +1,222 @@
+import ControlProtocol
+import XCTest
+
+/// A frame's body: drops the 4-byte length header.
+func body(of frame: [UInt8]) -> [UInt8] { Array(frame.dropFirst(4)) }
+
+func u32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+func string(_ text: String) -> [UInt8] { u32(UInt32(text.utf8.count)) + Array(text.utf8) }
+
+/// SplitMix64: a tiny deterministic generator so the fuzz cases are the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+final class MalformedInputTests: XCTestCase {
+    func assertRequestError(_ bytes: [UInt8], _ expected: ControlProtocolError, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try ControlRequest.decode(body: bytes), file: file, line: line) { error in
+            XCTAssertEqual(error as? ControlProtocolError, expected, file: file, line: line)
+        }
+    }
+
+    func testEmptyBodyAndMissingKind() {
+        assertRequestError([], .truncated(field: "version", offset: 0, needed: 1, available: 0))
+        assertRequestError([1, 5], .truncated(field: "kind", offset: 1, needed: 2, available: 1))
+    }
+
+    func testWrongVersionIsRefusedBeforeAnythingElse() {
+        assertRequestError([2, 5, 0], .unsupportedVersion(2))
+        assertRequestError([0], .unsupportedVersion(0))
+        XCTAssertThrowsError(try ControlResponse.decode(body: [255, 3, 0x80])) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .unsupportedVersion(255))
+            XCTAssertTrue("\(error)".contains("version 255"))
+        }
+    }
+
+    func testUnknownKinds() {
+        assertRequestError([1, 0x99, 0x00], .unknownKind(0x99, direction: "request"))
+        // A response's kind is not a request, and the other way round.
+        assertRequestError(body(of: ControlResponse.ok.encode()), .unknownKind(0x8003, direction: "request"))
+        XCTAssertThrowsError(try ControlResponse.decode(body: body(of: ControlRequest.status.encode()))) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .unknownKind(0x0006, direction: "response"))
+        }
+    }
+
+    func testTrailingJunk() {
+        assertRequestError(body(of: ControlRequest.changeCount(pasteboard: "general").encode()) + [0],
+                           .trailingBytes(kind: "changeCount", count: 1))
+        assertRequestError(body(of: ControlRequest.status.encode()) + [1, 2, 3], .trailingBytes(kind: "status", count: 3))
+    }
+
+    func testTruncatedFields() {
+        let full = body(of: ControlRequest.changeCount(pasteboard: "general").encode())
+        assertRequestError(Array(full.prefix(5)), .truncated(field: "changeCount.pasteboard", offset: 3, needed: 4, available: 2))
+        assertRequestError(Array(full.prefix(9)), .truncated(field: "changeCount.pasteboard", offset: 7, needed: 7, available: 2))
+        // A data length far beyond the body is caught as truncation, not allocated.
+        let hostile = [1, 0x02, 0x00] + string("general") + u32(1) + u32(1) + string("text/plain") + u32(0xFFFF_FFF0)
+        assertRequestError(hostile, .truncated(field: "setItems.items[0].representations[0].data", offset: 40, needed: 0xFFFF_FFF0, available: 0))
+    }
+
+    func testEveryPrefixOfEveryMessageFailsCleanly() throws {
+        let requests = try sampleRequests()
+        for request in requests {
+            let full = body(of: request.encode())
+            for length in 0..<full.count {
+                XCTAssertThrowsError(try ControlRequest.decode(body: Array(full.prefix(length))), "\(request.kind) cut at \(length)")
+            }
+        }
+        let responses = try sampleResponses()
+        for response in responses {
+            let full = body(of: response.encode())
+            for length in 0..<full.count {
+                XCTAssertThrowsError(try ControlResponse.decode(body: Array(full.prefix(length))), "\(response.kind) cut at \(length)")
+            }
+        }
+    }
+
+    func testHugeCountsAreRefusedBeforeAllocating() {
+        let header: [UInt8] = [1, 0x02, 0x00] + string("general")
+        assertRequestError(header + u32(0xFFFF_FFFF), .tooLong(field: "setItems.items", length: 0xFFFF_FFFF, maximum: 1024))
+        assertRequestError(header + u32(1000) + [0, 0, 0], .countExceedsRemainingBytes(field: "setItems.items", count: 1000, remaining: 3))
+        assertRequestError(header + u32(1) + u32(65) + [UInt8](repeating: 0, count: 65 * 9), .tooLong(field: "setItems.items[0].representations", length: 65, maximum: 64))
+        assertRequestError([1, 0x11, 0x00] + u32(0x7FFF_FFFF),
+                           .tooLong(field: "watch.pasteboards", length: 0x7FFF_FFFF, maximum: ControlLimits.maximumListCount))
+        XCTAssertThrowsError(try ControlResponse.decode(body: [1, 0x07, 0x80] + u32(60_000) + [UInt8](repeating: 0, count: 100))) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .countExceedsRemainingBytes(field: "history", count: 60_000, remaining: 100))
+        }
+    }
+
+    func testOverlongNamesAndStrings() {
+        let longName = String(repeating: "n", count: 256)
+        assertRequestError(body(of: ControlRequest.clear(pasteboard: longName).encode()),
+                           .tooLong(field: "clear.pasteboard", length: 256, maximum: 255))
+        let longType = String(repeating: "t", count: 256)
+        assertRequestError([1, 0x03, 0x00] + string("general") + u32(1) + u32(1) + string(longType) + u32(0),
+                           .tooLong(field: "addItems.items[0].representations[0].type", length: 256, maximum: 255))
+        assertRequestError([1, 0x01, 0x00, 1] + u32(70_000) + [UInt8](repeating: 0x61, count: 70_000),
+                           .tooLong(field: "hello.client", length: 70_000, maximum: 65_536))
+    }
+
+    func testBadUTF8AndNUL() {
+        assertRequestError([1, 0x05, 0x00] + u32(2) + [0xFF, 0xFE], .invalidUTF8(field: "changeCount.pasteboard", offset: 7))
+        assertRequestError([1, 0x05, 0x00] + u32(2) + [0xC3, 0x28], .invalidUTF8(field: "changeCount.pasteboard", offset: 7))
+        assertRequestError([1, 0x05, 0x00] + u32(3) + [0x61, 0x00, 0x62],
+                           .invalidValue(field: "changeCount.pasteboard", reason: "contains a NUL byte"))
+        assertRequestError([1, 0x05, 0x00] + u32(0), .invalidValue(field: "changeCount.pasteboard", reason: "is empty"))
+        XCTAssertThrowsError(try ControlResponse.decode(body: [1, 0x04, 0x80, 1, 0] + u32(1) + [0x80])) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .invalidUTF8(field: "error.message", offset: 9))
+        }
+    }
+
+    func testInvalidValues() {
+        assertRequestError([1, 0x08, 0x00] + string("notes") + [2],
+                           .invalidValue(field: "createPasteboard.persistent", reason: "boolean is 2, not 0 or 1"))
+        assertRequestError([1, 0x02, 0x00] + string("general") + u32(0) + u32(0x10),
+                           .invalidValue(field: "setItems.options", reason: "unknown flags 0x10"))
+        assertRequestError([1, 0x02, 0x00] + string("general") + u32(1) + u32(2) + string("a") + u32(0) + string("a") + u32(1) + [9] + u32(0),
+                           .duplicateType(field: "setItems.items[0]", type: "a"))
+        assertRequestError([1, 0x02, 0x00] + string("general") + u32(1) + u32(0) + u32(0) + [UInt8](repeating: 0, count: 9),
+                           .invalidValue(field: "setItems.items[0]", reason: "an item needs at least one representation"))
+    }
+
+    func testRandomCorruptionNeverTraps() throws {
+        var random = SplitMix64(state: 2024)
+        let samples = try sampleRequests().map { body(of: $0.encode()) }
+            + sampleResponses().map { body(of: $0.encode()) }
+        var failures = 0
+        for _ in 0..<5000 {
+            var bytes = samples[Int.random(in: 0..<samples.count, using: &random)]
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[index] = UInt8.random(in: 0...255, using: &random)
+                case 1: bytes.insert(UInt8.random(in: 0...255, using: &random), at: index)
+                default: if bytes.count > 1 { bytes.remove(at: index) }
+                }
+            }
+            if (try? ControlRequest.decode(body: bytes)) == nil { failures += 1 }
+            _ = try? ControlResponse.decode(body: bytes)
+        }
+        XCTAssertGreaterThan(failures, 0)
+    }
+}
+
+final class FrameDecoderLimitTests: XCTestCase {
+    func testOversizedHeaderFailsBeforeTheBodyIsBuffered() {
+        var decoder = FrameDecoder(maximumFrameLength: 1024)
+        decoder.append(u32(1025))
+        XCTAssertThrowsError(try decoder.nextFrame()) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .frameTooLarge(length: 1025, maximum: 1024))
+        }
+        decoder.append([UInt8](repeating: 0, count: 4096))
+        XCTAssertEqual(decoder.bufferedByteCount, 0, "nothing of the refused body is kept")
+        XCTAssertThrowsError(try decoder.nextFrame(), "the stream stays failed")
+    }
+
+    func testDefaultLimitRefusesFourGigabytes() {
+        var decoder = FrameDecoder()
+        XCTAssertEqual(decoder.maximumFrameLength, 320 << 20)
+        decoder.append(u32(0xFFFF_FFFF) + [1, 2, 3])
+        XCTAssertThrowsError(try decoder.nextFrame()) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .frameTooLarge(length: 0xFFFF_FFFF, maximum: 320 << 20))
+        }
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testFramesBeforeABadHeaderAreStillDelivered() throws {
+        var decoder = FrameDecoder(maximumFrameLength: 100)
+        decoder.append(ControlRequest.status.encode() + u32(101) + [0, 0])
+        XCTAssertEqual(try decoder.nextFrame().map { try ControlRequest.decode(body: $0) }, .status)
+        XCTAssertThrowsError(try decoder.nextFrame())
+    }
+
+    func testLimitIsInclusiveAndEmptyFramesPass() throws {
+        var decoder = FrameDecoder(maximumFrameLength: 3)
+        decoder.append(u32(3) + [1, 6, 0] + u32(0))
+        XCTAssertEqual(try decoder.nextFrame(), [1, 6, 0])
+        XCTAssertEqual(try decoder.nextFrame(), [])
+        XCTAssertNil(try decoder.nextFrame())
+    }
+
+    func testPartialFrameIsReported() throws {
+        var decoder = FrameDecoder()
+        XCTAssertFalse(decoder.hasPartialFrame)
+        decoder.append([7, 0])
+        XCTAssertTrue(decoder.hasPartialFrame)
+        XCTAssertNil(try decoder.nextFrame())
+        decoder.append([0, 0, 1, 2])
+        XCTAssertTrue(decoder.hasPartialFrame)
+        decoder.append([3, 4, 5, 6, 7])
+        XCTAssertFalse(decoder.hasPartialFrame)
+        XCTAssertEqual(try decoder.nextFrame(), [1, 2, 3, 4, 5, 6, 7])
+    }
+}
+
+final class PasteboardItemTests: XCTestCase {
+    func testKeepsOrderAndLooksUpByType() throws {
+        let entry = try item([("text/html", "<b>x</b>"), ("text/plain", "x")])
+        XCTAssertEqual(entry.types, ["text/html", "text/plain"])
+        XCTAssertEqual(entry.data(forType: "text/plain"), Array("x".utf8))
+        XCTAssertNil(entry.data(forType: "image/png"))
+        XCTAssertEqual(entry.byteCount, 9)
+    }
+
+    func testRefusesWhatThePeerWouldRefuse() {
+        XCTAssertThrowsError(try item([("a", "1"), ("a", "2")])) { error in
+            XCTAssertEqual(error as? ControlProtocolError, .duplicateType(field: "item", type: "a"))
+        }
+        XCTAssertThrowsError(try item([]))
+        XCTAssertThrowsError(try item([("", "1")]))
+        XCTAssertThrowsError(try item([(String(repeating: "t", count: 256), "1")]))
+        XCTAssertThrowsError(try item((0..<65).map { ("type\($0)", "") }))
+        XCTAssertNoThrow(try item((0..<64).map { ("type\($0)", "") }))
+    }
+}
