@@ -78,7 +78,10 @@ let package = Package(
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "RichTextTests", dependencies: ["RichText"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport"],
+            exclude: ["Peers"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

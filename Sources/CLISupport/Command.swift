@@ -7,6 +7,8 @@ public enum Command: Equatable, Sendable {
     case types(TypesRequest)
     case count(PasteboardName)
     case clear(PasteboardName)
+    /// Print the daemon's status (version, display, counts, transfers in flight).
+    case status
     case convert(ConvertRequest)
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)

@@ -34,6 +34,10 @@ public enum CommandLineParser {
         case "count": return try parseSimple(rest, verb: "count").map(Command.count) ?? .help("count")
         case "clear": return try parseSimple(rest, verb: "clear").map(Command.clear) ?? .help("clear")
         case "convert": return try parseConvert(rest)
+        case "status":
+            if rest == ["-h"] || rest == ["--help"] { return .help("status") }
+            guard rest.isEmpty else { throw UsageError("status takes no arguments", command: "status") }
+            return .status
         default: throw UsageError("unknown command '\(verb)' (try 'pb --help')", command: nil)
         }
     }

@@ -1,6 +1,6 @@
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
-    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "help"]
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "help"]
 
     public static let overview = """
     usage: pb <command> [options]
@@ -14,6 +14,7 @@ public enum Usage {
       count     print a pasteboard's changeCount
       clear     empty a pasteboard
       convert   convert between txt, rtf, html, rtfd and rtfd-dir
+      status    show what pasteboardd is doing
       help      show help for a command
 
     pasteboards: -b/--clipboard (the default, CLIPBOARD), -p/--primary (PRIMARY),
@@ -75,6 +76,12 @@ public enum Usage {
             Converts a document between txt, rtf, html, rtfd (flat RTFD, com.apple.flat-rtfd) and
             rtfd-dir (an RTFD bundle directory). Reads INPUT or standard input, writes OUTPUT or standard
             output. --from defaults to the input's extension or content.
+            """
+        case "status": return """
+            usage: pb status
+
+            Prints pasteboardd's status as "key: value" lines: version, display, each pasteboard's count
+            and whether the daemon owns it, INCR transfers in flight, control clients.
             """
         case "help": return "usage: pb help [COMMAND]"
         case "pbcopy": return """

@@ -17,6 +17,7 @@ public final class Daemon {
     private var signals: SignalDescriptor!
     private var notifier: SystemdNotifier
     private var stopping = false
+    private var persistedCounts: [PasteboardName: UInt64] = [:]
 
     public init(options: DaemonOptions, environment: [String: String]) {
         self.options = options
@@ -41,9 +42,15 @@ public final class Daemon {
             return 1
         }
         service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(options.transferTimeoutMilliseconds), log: log)
-        service.watch(.general)
-        service.watch(.primary)
         let directories = XDGDirectories(environment: environment)
+        do {
+            service.countStore = CountStore(directory: try directories.createState())
+        } catch {
+            log.warning("cannot use the state directory, counts are kept in memory: \(error)")
+        }
+        persistedCounts = service.countStore.load()
+        service.watch(.general, persistedCount: persistedCounts[.general] ?? 0)
+        service.watch(.primary, persistedCount: persistedCounts[.primary] ?? 0)
         do {
             _ = try directories.createRuntime()
             server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
@@ -175,7 +182,7 @@ public final class Daemon {
                 server.send(.error(code: .tooLarge, message: "too many pasteboards"), to: client)
                 return nil
             }
-            service.watch(name)
+            service.watch(name, persistedCount: persistedCounts[name] ?? 0)
         }
         return name
     }

@@ -72,6 +72,8 @@ final class SelectionService {
 
     /// Called after a pasteboard's count moved (for watchers).
     var onChange: ((PasteboardName, UInt64) -> Void)?
+    /// Where counts survive restarts.
+    var countStore = CountStore(directory: nil)
 
     init(x: XConnection, clock: any MonotonicClock, transferTimeout: Duration, log: Logger) {
         self.x = x
@@ -117,6 +119,11 @@ final class SelectionService {
 
     private func publish(_ selection: Atom) {
         guard let board = boards[selection] else { return }
+        do {
+            try countStore.save(Dictionary(uniqueKeysWithValues: boards.values.map { ($0.name, $0.counter.count) }))
+        } catch {
+            log.limited(.warning, key: "count-store", "cannot save change counts: \(error)")
+        }
         record(.housekeeping)
         x.changeProperty(x.root, board.countProperty,
                          PropertyValue(type: x.atoms.cardinal, longs: [UInt32(truncatingIfNeeded: board.counter.count)]))

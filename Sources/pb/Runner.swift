@@ -23,6 +23,7 @@ struct Runner {
         case .count(let name): return count(name)
         case .copy(let request): return copy(request)
         case .clear(let name): return clear(name)
+        case .status: return daemonStatus()
         case .convert(let request): return convert(request)
         }
     }
@@ -59,7 +60,8 @@ struct Runner {
         // UTF8_STRING first, as xclip and xsel do.
         var candidates: [PasteboardType] = []
         for type in wanted {
-            let family = type.isText ? [PasteboardType.utf8String] + type.equivalents : type.equivalents
+            // "text" (the default) asks UTF8_STRING first, as xclip and xsel do; a named type is asked as named.
+            let family = type == .utf8PlainText ? [PasteboardType.utf8String] + type.equivalents : type.equivalents
             for candidate in family where !candidates.contains(candidate) { candidates.append(candidate) }
         }
         var lastError = SelectionReadError.refused
@@ -169,6 +171,17 @@ extension Runner {
             return .success
         } catch let error as DaemonClientError {
             return fail("\(error)")
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    func daemonStatus() -> ExitCode {
+        do {
+            let client = try DaemonClient(environment: Environment.all)
+            guard case .status(let pairs) = try client.send(.status) else { return fail("unexpected answer to status") }
+            Output.line(pairs.map { "\($0.key): \($0.value)" }.joined(separator: "\n"))
+            return .success
         } catch {
             return fail("\(error)")
         }

@@ -1,5 +1,0 @@
-import XCTest
-
-final class EndToEndPlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}

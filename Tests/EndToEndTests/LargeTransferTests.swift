@@ -1,0 +1,75 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Copies far larger than one X request travel by INCR in both directions, byte-exact; a requestor
+/// that stalls mid-transfer delays no one and is forgotten after the timeout.
+final class LargeTransferTests: DesktopTestCase {
+    static let size = 64 << 20
+
+    func randomFile(_ size: Int, name: String) throws -> (path: String, data: [UInt8]) {
+        var generator = SystemRandomNumberGenerator()
+        var data = [UInt8](repeating: 0, count: size)
+        data.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for i in words.indices { words[i] = generator.next() }
+        }
+        let path = desktop.home + "/" + name
+        try Data(data).write(to: URL(fileURLWithPath: path))
+        return (path, data)
+    }
+
+    func test64MiBFromPbToXclipAndBack() throws {
+        let (path, data) = try randomFile(Self.size, name: "big.bin")
+        try pb("copy", "-t", "application/octet-stream=\(path)")
+        let viaXclip = try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"], timeout: 120)
+        XCTAssertEqual(viaXclip.stdout.count, data.count)
+        XCTAssertTrue(viaXclip.stdout == data, "xclip read 64 MiB byte-exact from pasteboardd")
+        let viaPb = try pb("paste", "-t", "application/octet-stream")
+        XCTAssertTrue(viaPb.stdout == data, "pb paste read 64 MiB byte-exact")
+    }
+
+    func test64MiBFromXclipOwnerToPbPaste() throws {
+        let (path, data) = try randomFile(Self.size, name: "big-owner.bin")
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", "application/octet-stream", path], input: [])
+        defer { stop(owner) }
+        let pasted = try run(desktop.pb, ["paste", "-t", "application/octet-stream", "--timeout", "20000"], timeout: 120)
+        XCTAssertEqual(pasted.status, 0, pasted.stderr)
+        XCTAssertTrue(pasted.stdout == data, "pb paste received 64 MiB from xclip byte-exact")
+    }
+
+    func testStalledINCRRequestorDelaysNoOtherPasteAndIsDroppedAfterTheTimeout() throws {
+        let (path, data) = try randomFile(12 << 20, name: "medium.bin")
+        try pb("copy", "-t", "application/octet-stream=\(path)")
+        // A requestor starts an INCR transfer and never deletes a chunk.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/requestor.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script, "stall-incr"]
+        process.environment = desktop.environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer { try? input.fileHandleForWriting.close(); process.waitUntilExit() }
+        let line = output.fileHandleForReading.availableData
+        XCTAssertTrue(String(decoding: line, as: UTF8.self).contains("\"INCR\""), "the stalled requestor got an INCR header")
+        XCTAssertEqual(try status()["transfers"], "1", "the stalled transfer is in flight")
+
+        // Meanwhile another paste of the same content completes.
+        let second = try pb("paste", "-t", "application/octet-stream")
+        XCTAssertTrue(second.stdout == data)
+        // The stalled transfer's state is freed once the 5 s idle timeout passes.
+        try waitUntil(15, "the stalled transfer is dropped") { try status()["transfers"] == "0" }
+    }
+
+    func status() throws -> [String: String] {
+        let result = try desktop.runner.run(desktop.pb, ["status"])
+        var pairs: [String: String] = [:]
+        for line in result.text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { pairs[parts[0]] = parts[1] }
+        }
+        return pairs
+    }
+}
