@@ -110,20 +110,31 @@ final class ControlServer {
                 client.decoder.append(bytes)
             }
         }
-        do {
-            while let body = try client.decoder.nextFrame() {
-                let request = try ControlRequest.decode(body: body)
-                if case .hello = request { client.greeted = true } else if !client.greeted {
-                    send(.error(code: .badRequest, message: "the first request must be hello"), to: id)
-                    client.closeWhenFlushed = true
-                    break
-                }
-                requests.append(request)
+        while !client.closeWhenFlushed {
+            let body: [UInt8]
+            do {
+                guard let frame = try client.decoder.nextFrame() else { break }
+                body = frame
+            } catch {
+                // The stream itself is broken (a frame over the cap): answer and close.
+                log.limited(.info, key: "bad-frame", "closing a control client: \(error)")
+                client.closeWhenFlushed = true
+                send(.error(code: .tooLarge, message: "\(error)"), to: id)
+                break
             }
-        } catch {
-            log.limited(.info, key: "bad-frame", "closing a control client: \(error)")
-            send(.error(code: .badRequest, message: "\(error)"), to: id)
-            client.closeWhenFlushed = true
+            let request: ControlRequest
+            do { request = try ControlRequest.decode(body: body) } catch {
+                // One bad message; the framing is intact, so the connection stays open.
+                log.limited(.debug, key: "bad-message", "a control client sent a malformed request: \(error)")
+                send(.error(code: .badRequest, message: "\(error)"), to: id)
+                continue
+            }
+            if case .hello = request { client.greeted = true } else if !client.greeted {
+                client.closeWhenFlushed = true
+                send(.error(code: .badRequest, message: "the first request must be hello"), to: id)
+                break
+            }
+            requests.append(request)
         }
         client.partialSince = client.decoder.hasPartialFrame ? (client.partialSince ?? now) : nil
         return requests
