@@ -79,6 +79,11 @@ let package = Package(
         .testTarget(name: "RichTextTests", dependencies: ["RichText"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport"]),
+
+        // MARK: - Fuzzing
+
+        /// libFuzzer harness for the RTF, HTML and flat-RTFD readers (docs/fuzzing.md); build with -sanitize=fuzzer.
+        .executableTarget(name: "RichTextFuzz", dependencies: ["RichText"], path: "Fuzz/RichTextFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

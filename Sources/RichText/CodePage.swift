@@ -115,6 +115,10 @@ public final class CodePage {
     private func buildSingle(_ byte: UInt8) -> Unicode.Scalar {
         if number == CodePage.symbol { return CodePage.symbolScalar(byte) }
         if byte < 0x80 { return Unicode.Scalar(byte) }
+        if number == 1252 {
+            if byte >= 0xA0 { return Unicode.Scalar(byte) }
+            return Windows1252.high[Int(byte - 0x80)] ?? Unicode.Scalar(byte)
+        }
         if let encoding, let s = String(bytes: [byte], encoding: encoding), s.unicodeScalars.count == 1 {
             return s.unicodeScalars.first!
         }

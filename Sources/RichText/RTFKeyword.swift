@@ -53,7 +53,10 @@ enum RTFKeyword: String, CaseIterable {
 }
 
 /// Finds keywords by their letters without building a String for the common (≤ 10 letter) case.
-struct RTFKeywordTable {
+struct RTFKeywordTable: Sendable {
+    /// Built once per process.
+    static let shared = RTFKeywordTable()
+
     private var short: [UInt64: RTFKeyword] = [:]
     private var long: [String: RTFKeyword] = [:]
 

@@ -79,7 +79,7 @@ private struct FieldState {
 private struct RTFParser {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
-    let keywords = RTFKeywordTable()
+    let keywords = RTFKeywordTable.shared
 
     var cur = GroupState()
     var stack: [GroupState] = []

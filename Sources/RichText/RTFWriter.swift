@@ -151,6 +151,7 @@ private struct RTFBuilder {
     mutating func run(_ run: TextRun) {
         let a = run.attributes
         emit("{")
+        let start = out.count
         if let f = a.fontFamily, let index = fonts[f] { emit("\\f\(index)") }
         if let size = a.fontSize { emit("\\fs\(Int((size * 2).rounded()))") }
         if a.bold { emit("\\b") }
@@ -178,7 +179,7 @@ private struct RTFBuilder {
         case .subscript: emit("\\sub")
         }
         if a.hidden { emit("\\v") }
-        emit(" ")
+        if out.count > start { emit(" ") }
         if let attachment = a.attachment {
             self.attachment(attachment)
         } else {
