@@ -424,6 +424,11 @@ private struct HTMLParser {
             break
         }
         a.alignment = alignment ?? .natural
+        if let list = a.list, a.leftIndent == 0, a.firstLineIndent == 0 {
+            // As RTF lists are written (and browsers indent them): 36 pt per level, marker hanging 18 pt.
+            a.leftIndent = Double(36 * (list.level + 1))
+            a.firstLineIndent = -18
+        }
         return a
     }
 

@@ -60,6 +60,7 @@ private struct RTFBuilder {
         emit("}\n{\\colortbl;")
         for c in colorList { emit("\\red\(c.red)\\green\(c.green)\\blue\(c.blue);") }
         emit("}\n")
+        listTable(document)
         for block in document.blocks {
             switch block {
             case .paragraph(let paragraph, let isLast):
@@ -87,6 +88,45 @@ private struct RTFBuilder {
         emit("}\n")
     }
 
+    /// Word's list table, so that Word, LibreOffice and pandoc know each list's numbering (`\\lsN` = list N).
+    mutating func listTable(_ document: AttributedDocument) {
+        var kinds: [Int: [Int: ListKind]] = [:]
+        var order: [Int] = []
+        for paragraph in document.paragraphs {
+            guard let list = paragraph.attributes.list, list.id > 0 else { continue }
+            if kinds[list.id] == nil { order.append(list.id) }
+            if kinds[list.id, default: [:]][list.level] == nil { kinds[list.id, default: [:]][list.level] = list.kind }
+        }
+        guard !order.isEmpty else { return }
+        emit("{\\*\\listtable")
+        for id in order {
+            emit("{\\list\\listtemplateid\(id)\\listhybrid")
+            for level in 0..<9 {
+                let kind = kinds[id]?[level] ?? .bullet
+                let nfc: Int
+                switch kind {
+                case .decimal: nfc = 0
+                case .upperRoman: nfc = 1
+                case .lowerRoman: nfc = 2
+                case .upperAlpha: nfc = 3
+                case .lowerAlpha: nfc = 4
+                case .bullet: nfc = 23
+                }
+                emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat1\\levelfollow0")
+                if kind == .bullet {
+                    emit("{\\leveltext\\'01\\u8226 ?;}{\\levelnumbers;}")
+                } else {
+                    emit("{\\leveltext\\'02\\'0\(level).;}{\\levelnumbers\\'01;}")
+                }
+                emit("\\fi-360\\li\((level + 1) * 720)}")
+            }
+            emit("\\listid\(id)}")
+        }
+        emit("}\n{\\*\\listoverridetable")
+        for id in order { emit("{\\listoverride\\listid\(id)\\listoverridecount0\\ls\(id)}") }
+        emit("}\n")
+    }
+
     mutating func paragraphStart(_ a: ParagraphAttributes, inTable: Bool) {
         emit("\\pard\\plain")
         if inTable { emit("\\intbl") }
@@ -105,6 +145,7 @@ private struct RTFBuilder {
         if a.spaceAfter != 0 { emit("\\sa\(twips(a.spaceAfter))") }
         if let level = a.headingLevel { emit("\\outlinelevel\(max(0, min(level - 1, 5)))") }
         if let list = a.list {
+            if a.leftIndent == 0 && a.firstLineIndent == 0 { emit("\\fi-360\\li\((list.level + 1) * 720)") }
             emit("\\ls\(list.id)\\ilvl\(list.level){\\listtext ")
             text(list.marker, inFontTable: false)
             emit("\\tab}")
