@@ -82,6 +82,11 @@ let package = Package(
             name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport"],
             exclude: ["Peers"]
         ),
+
+        // MARK: - Fuzzing
+
+        /// libFuzzer harness for the RTF, HTML and flat-RTFD readers (docs/fuzzing.md); build with -sanitize=fuzzer.
+        .executableTarget(name: "RichTextFuzz", dependencies: ["RichText"], path: "Fuzz/RichTextFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,106 @@
+/// Writes a document as UTF-8 plain text.
+///
+/// Paragraphs end with `\n`, line breaks (U+2028) become `\n`, list items get their marker indented four spaces
+/// per level, table cells are separated by TAB and rows by `\n`. Hidden text and attachments are dropped.
+public enum PlainTextWriter {
+    public static func write(_ document: AttributedDocument) -> [UInt8] {
+        var out: [UInt8] = []
+        for block in document.blocks {
+            switch block {
+            case .paragraph(let paragraph, let isLast):
+                if let list = paragraph.attributes.list {
+                    out.append(contentsOf: repeatElement(0x20, count: 4 * list.level))
+                    if !list.marker.isEmpty {
+                        out.append(contentsOf: list.marker.utf8)
+                        out.append(0x20)
+                    }
+                }
+                appendText(of: paragraph, to: &out)
+                if !isLast || document.endsWithParagraphBreak { out.append(0x0A) }
+            case .table(let table, let isLast):
+                for (rowIndex, row) in table.rows.enumerated() {
+                    for (cellIndex, cell) in row.enumerated() {
+                        if cellIndex > 0 { out.append(0x09) }
+                        for (paragraphIndex, paragraph) in cell.enumerated() {
+                            if paragraphIndex > 0 { out.append(0x20) }
+                            appendText(of: paragraph, to: &out)
+                        }
+                    }
+                    if !(isLast && rowIndex == table.rows.count - 1) || document.endsWithParagraphBreak { out.append(0x0A) }
+                }
+            }
+        }
+        return out
+    }
+
+    static func appendText(of paragraph: Paragraph, to out: inout [UInt8]) {
+        for run in paragraph.runs where !run.attributes.hidden && run.attributes.attachment == nil {
+            for scalar in run.text.unicodeScalars {
+                switch scalar {
+                case "\u{2028}", "\u{2029}": out.append(0x0A)
+                case "\u{FFFC}": break
+                default: out.append(contentsOf: String(scalar).utf8)
+                }
+            }
+        }
+    }
+}
+
+/// Reads plain text: UTF-8 (a BOM is dropped), or UTF-16 with a BOM; CRLF and CR count as LF.
+/// Every `\n` ends a paragraph; invalid UTF-8 becomes U+FFFD.
+public enum PlainTextReader {
+    public static func read(_ bytes: [UInt8]) -> ReadResult {
+        let text = TextDecoding.decodeUnicodeText(bytes)
+        var paragraphs: [Paragraph] = []
+        var current = ""
+        var previousWasCR = false
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" && previousWasCR {
+                previousWasCR = false
+                continue
+            }
+            previousWasCR = scalar == "\r"
+            if scalar == "\n" || scalar == "\r" {
+                paragraphs.append(Paragraph(runs: current.isEmpty ? [] : [TextRun(current)]))
+                current = ""
+            } else {
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        var document = AttributedDocument(paragraphs: paragraphs, endsWithParagraphBreak: true)
+        if !current.isEmpty {
+            document.paragraphs.append(Paragraph(runs: [TextRun(current)]))
+            document.endsWithParagraphBreak = false
+        }
+        return ReadResult(document: document)
+    }
+}
+
+/// Byte-order and encoding detection shared by the readers (and reusable by the daemon).
+public enum TextDecoding {
+    /// Decodes UTF-8 or BOM-marked UTF-16/UTF-8 text; invalid sequences become U+FFFD; trailing NULs dropped.
+    public static func decodeUnicodeText(_ bytes: [UInt8]) -> String {
+        var slice = bytes[...]
+        if slice.starts(with: [0xFF, 0xFE]) { return decodeUTF16(slice.dropFirst(2), littleEndian: true) }
+        if slice.starts(with: [0xFE, 0xFF]) { return decodeUTF16(slice.dropFirst(2), littleEndian: false) }
+        if slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
+        while slice.last == 0 { slice = slice.dropLast() }
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    /// Decodes UTF-16 code units; unpaired surrogates and an odd final byte become U+FFFD; trailing NUL dropped.
+    public static func decodeUTF16(_ bytes: ArraySlice<UInt8>, littleEndian: Bool) -> String {
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var index = bytes.startIndex
+        while index + 1 < bytes.endIndex {
+            let a = UInt16(bytes[index]), b = UInt16(bytes[index + 1])
+            units.append(littleEndian ? a | b << 8 : a << 8 | b)
+            index += 2
+        }
+        while units.last == 0 { units.removeLast() }
+        var text = String(decoding: units, as: UTF16.self)
+        if index < bytes.endIndex && bytes[index] != 0 { text += "\u{FFFD}" }
+        return text
+    }
+}

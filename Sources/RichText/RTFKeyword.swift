@@ -1,0 +1,91 @@
+/// The RTF control words the reader acts on. Raw values are the words as written (case-sensitive).
+enum RTFKeyword: String, CaseIterable {
+    // Document and encoding
+    case rtf, ansi, mac, pc, pca, ansicpg, deff, uc, u, bin, upr, ud
+    // Destinations
+    case fonttbl, colortbl, stylesheet, info, field, fldinst, fldrslt, pict, shppict, nonshppict
+    case nextGraphic = "NeXTGraphic"
+    case listtext, pntext, object, result
+    case header, headerl, headerr, headerf, footer, footerl, footerr, footerf, footnote, annotation
+    case themedata, colorschememapping, datastore, latentstyles, rsidtbl, pgdsctbl, listtable, listoverridetable
+    case revtbl, xmlnstbl, generator, keywords, comment, title, author
+    // Font table
+    case f, fcharset, cpg, fnil, froman, fswiss, fmodern, fscript, fdecor, ftech, fbidi
+    // Colour table
+    case red, green, blue
+    // Character formatting
+    case plain, b, i, ul, ulnone, uldb, ulw, uld, uldash, uldashd, uldashdd, ulwave, ulhwave, ululdbwave
+    case ulth, ulthd, ulthdash, ulthdashd, ulthdashdd, ulthldash, ulldash, ulthwave
+    case strike, striked, fs, cf, cb, highlight, chcbpat
+    case superscript = "super"
+    case `subscript` = "sub"
+    case nosupersub, up, dn, v
+    // Paragraph formatting
+    case par, pard, sect, ql, qc, qr, qj, li, ri, fi, lin, rin, sb, sa, outlinelevel
+    case intbl, cell, row, trowd, trhdr, nestcell, nestrow, ls, ilvl
+    // Special characters
+    case line, page, tab, emdash, endash, bullet, lquote, rquote, ldblquote, rdblquote
+    case emspace, enspace, qmspace, zwj, zwnj, ltrmark, rtlmark
+    // Pictures and attachments
+    case pngblip, jpegblip, emfblip, wmetafile, macpict, dibitmap, wbitmap
+    case picw, pich, picwgoal, pichgoal, picscalex, picscaley, width, height
+
+    /// Destinations skipped whole, starred or not.
+    var isSkippedDestination: Bool {
+        switch self {
+        case .stylesheet, .info, .nonshppict, .header, .headerl, .headerr, .headerf, .footer, .footerl, .footerr,
+            .footerf, .footnote, .annotation, .themedata, .colorschememapping, .datastore, .latentstyles, .rsidtbl,
+            .pgdsctbl, .listtable, .listoverridetable, .revtbl, .xmlnstbl, .generator, .keywords, .comment,
+            .title, .author:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Destinations understood after `\*` (any other starred destination is skipped whole).
+    var isUnderstoodAfterStar: Bool {
+        switch self {
+        case .fldinst, .shppict, .ud, .pntext, .listtext, .result, .pict, .fldrslt, .nextGraphic: return true
+        default: return false
+        }
+    }
+}
+
+/// Finds keywords by their letters without building a String for the common (≤ 10 letter) case.
+struct RTFKeywordTable: Sendable {
+    /// Built once per process.
+    static let shared = RTFKeywordTable()
+
+    private var short: [UInt64: RTFKeyword] = [:]
+    private var long: [String: RTFKeyword] = [:]
+
+    init() {
+        for keyword in RTFKeyword.allCases {
+            let letters = Array(keyword.rawValue.utf8)
+            if letters.count <= 10 {
+                short[RTFKeywordTable.pack(letters[...])] = keyword
+            } else {
+                long[keyword.rawValue] = keyword
+            }
+        }
+    }
+
+    /// Packs up to 10 ASCII letters into 60 bits, 6 bits per letter (a–z = 1–26, A–Z = 27–52).
+    @inline(__always)
+    static func pack<C: Collection>(_ letters: C) -> UInt64 where C.Element == UInt8 {
+        var key: UInt64 = 0
+        for letter in letters {
+            let code: UInt64 = letter >= 0x61 ? UInt64(letter - 0x60) : UInt64(letter - 0x41 + 27)
+            key = key << 6 | code
+        }
+        return key
+    }
+
+    @inline(__always)
+    func lookup(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> RTFKeyword? {
+        let count = end - start
+        if count <= 10 { return short[RTFKeywordTable.pack(input[start..<end])] }
+        return long[String(decoding: input[start..<end], as: UTF8.self)]
+    }
+}

@@ -1,0 +1,1027 @@
+/// A document read from some format, with what the reader had to guess or drop.
+public struct ReadResult: Sendable {
+    public var document: AttributedDocument
+    public var warnings: [String]
+    /// Font names declared by the document (RTF font table), in table order.
+    public var declaredFonts: [String]
+
+    public init(document: AttributedDocument, warnings: [String] = [], declaredFonts: [String] = []) {
+        self.document = document
+        self.warnings = warnings
+        self.declaredFonts = declaredFonts
+    }
+}
+
+/// Reads RTF (spec 1.9.1 plus Word, WordPad, LibreOffice and Cocoa dialects) into an `AttributedDocument`.
+///
+/// Never throws and never traps: malformed input yields the best text it can plus warnings. Groups live on a
+/// heap stack (100 000 nested groups are fine; beyond `maximumGroupDepth` nesting is counted, not stored).
+/// Fragments without `{\rtf1` are read as a document body. Attachments referenced by `\NeXTGraphic` carry a
+/// file name and no bytes; `FlatRTFD` fills them in.
+public enum RTFReader {
+    /// Deeper groups keep their text but share their parent's formatting state.
+    public static let maximumGroupDepth = 200_000
+
+    public static func read(_ bytes: [UInt8]) -> ReadResult {
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = RTFParser(input: buffer)
+            parser.run()
+            return parser.finish()
+        }
+    }
+}
+
+private enum Destination: UInt8 {
+    case text, fontTable, colorTable, fieldInstruction, picture, nextGraphic, listText, dropText
+}
+
+private enum GroupRole: UInt8 {
+    case none, picture, nextGraphic, field
+}
+
+private struct RTFParagraphState: Equatable {
+    var alignment = TextAlignment.natural
+    var leftIndent = 0, rightIndent = 0, firstLineIndent = 0, spaceBefore = 0, spaceAfter = 0
+    var outlineLevel: Int?
+    var inTable = false
+    var listID = 0
+    var listLevel = 0
+}
+
+private struct GroupState {
+    var destination = Destination.text
+    var role = GroupRole.none
+    var char = CharacterAttributes()
+    var para = RTFParagraphState()
+    var uc = 1
+    /// 0 means the document's code page.
+    var codePage = 0
+}
+
+private struct FontEntry {
+    var name: String
+    var codePage: Int?
+}
+
+private enum PictureKind { case png, jpeg, emf, wmf, pict, bitmap, unknown }
+
+private struct PictureState {
+    var kind = PictureKind.unknown
+    var data: [UInt8] = []
+    var highNibble: UInt8?
+    var width = 0, height = 0, widthGoal = 0, heightGoal = 0, scaleX = 100, scaleY = 100
+}
+
+private struct FieldState {
+    var instruction = ""
+}
+
+private struct RTFParser {
+    let input: UnsafeBufferPointer<UInt8>
+    var position = 0
+    let keywords = RTFKeywordTable.shared
+
+    var cur = GroupState()
+    var stack: [GroupState] = []
+    var overflowDepth = 0
+    var rootOpened = false
+    var finished = false
+
+    // Document
+    var documentCodePage = 1252
+    var defaultFont = 0
+    var fonts: [Int: FontEntry] = [:]
+    var fontOrder: [String] = []
+    var colors: [RGBColor?] = []
+    var codePages: [Int: CodePage] = [:]
+
+    // Table building
+    var fontEntryIndex: Int?
+    var fontEntryCharset: Int?
+    var fontEntryCodePage: Int?
+    var fontEntryName = String.UnicodeScalarView()
+    var colorRed = -1, colorGreen = -1, colorBlue = -1
+
+    // Characters
+    var skipRemaining = 0
+    var pendingLead: UInt8?
+    var pendingLeadPage: CodePage?
+    var pendingHighSurrogate: UInt32?
+    var ignorablePending = false
+    var dropPlaceholder = false
+
+    // Output
+    var runBytes: [UInt8] = []
+    var runAttributes = CharacterAttributes()
+    var charVersion = 1
+    var runVersion = 0
+    var paragraphRuns: [TextRun] = []
+    var paragraphs: [Paragraph] = []
+    var listMarker = String.UnicodeScalarView()
+
+    // Tables, fields, pictures
+    var tableOpen = false
+    var tableCount = 0
+    var tableRow = 0
+    var tableColumn = 0
+    var rowIsHeader = false
+    var fields: [FieldState] = []
+    var picture = PictureState()
+    var pictureCount = 0
+    var nextGraphicName = String.UnicodeScalarView()
+    var nextGraphicWidth = 0, nextGraphicHeight = 0
+
+    var warnings: [String] = []
+    var warningSet: Set<String> = []
+
+    init(input: UnsafeBufferPointer<UInt8>) {
+        self.input = input
+        runBytes.reserveCapacity(256)
+    }
+
+    mutating func warn(_ message: String) {
+        guard warnings.count < 50, !warningSet.contains(message) else { return }
+        warningSet.insert(message)
+        warnings.append(message)
+    }
+
+    // MARK: - Main loop
+
+    mutating func run() {
+        let end = input.count
+        // A document that starts with `{\rtf` ends with its matching `}`; a fragment runs to the end.
+        var first = 0
+        while first < end, input[first] == 0x20 || input[first] == 0x0A || input[first] == 0x0D || input[first] == 0x09 {
+            first += 1
+        }
+        rootOpened = end - first >= 5 && input[first] == 0x7B && input[first + 1] == 0x5C && input[first + 2] == 0x72
+            && input[first + 3] == 0x74 && input[first + 4] == 0x66  // {\rtf
+        while position < end && !finished {
+            let byte = input[position]
+            switch byte {
+            case 0x5C:  // backslash
+                position += 1
+                controlSequence()
+            case 0x7B:  // {
+                position += 1
+                openGroup()
+            case 0x7D:  // }
+                position += 1
+                closeGroup()
+            case 0x0D, 0x0A:
+                position += 1
+            case 0x09:
+                position += 1
+                character(0x09)
+            default:
+                if cur.destination == .text && skipRemaining == 0 && pendingLead == nil && pendingHighSurrogate == nil
+                    && !dropPlaceholder && byte < 0x80 && cur.codePage != CodePage.symbol
+                {
+                    asciiRun()
+                } else if cur.destination == .picture {
+                    pictureHex()
+                } else {
+                    position += 1
+                    literalByte(byte)
+                }
+            }
+        }
+        if finished {
+            var rest = position
+            while rest < end, input[rest] <= 0x20 || input[rest] == 0x7D { rest += 1 }
+            if rest < end { warn("ignored data after the end of the document") }
+        } else if !stack.isEmpty || overflowDepth > 0 {
+            warn("unterminated groups: \(stack.count + overflowDepth) closed at end of input")
+            flushPendingLead()
+            while !stack.isEmpty { popGroup() }
+        }
+    }
+
+    /// Appends a run of printable ASCII text in one go.
+    mutating func asciiRun() {
+        syncRunAttributes()
+        let start = position
+        var index = position
+        let end = input.count
+        while index < end {
+            let b = input[index]
+            if b < 0x20 || b >= 0x80 || b == 0x5C || b == 0x7B || b == 0x7D { break }
+            index += 1
+        }
+        runBytes.append(contentsOf: input[start..<index])
+        position = index
+        if start == index {  // a control byte other than TAB/CR/LF: ignore it
+            position += 1
+        }
+    }
+
+    /// Hex digits of picture data, whitespace ignored.
+    mutating func pictureHex() {
+        let end = input.count
+        while position < end {
+            let b = input[position]
+            let nibble: UInt8
+            switch b {
+            case 0x30...0x39: nibble = b - 0x30
+            case 0x61...0x66: nibble = b - 0x61 + 10
+            case 0x41...0x46: nibble = b - 0x41 + 10
+            case 0x20, 0x09, 0x0A, 0x0D:
+                position += 1
+                continue
+            default:
+                if b == 0x5C || b == 0x7B || b == 0x7D { return }
+                position += 1
+                continue
+            }
+            position += 1
+            if let high = picture.highNibble {
+                picture.data.append(high << 4 | nibble)
+                picture.highNibble = nil
+            } else {
+                picture.highNibble = nibble
+            }
+        }
+    }
+
+    // MARK: - Groups
+
+    mutating func openGroup() {
+        flushPendingLead()
+        skipRemaining = 0
+        ignorablePending = false
+        if stack.count >= RTFReader.maximumGroupDepth {
+            if overflowDepth == 0 { warn("groups nested deeper than \(RTFReader.maximumGroupDepth); inner formatting flattened") }
+            overflowDepth += 1
+            return
+        }
+        stack.append(cur)
+        cur.role = .none
+    }
+
+    mutating func closeGroup() {
+        flushPendingLead()
+        skipRemaining = 0
+        ignorablePending = false
+        if overflowDepth > 0 {
+            overflowDepth -= 1
+            return
+        }
+        if stack.isEmpty {
+            if rootOpened { finished = true } else { warn("ignored unmatched }") }
+            return
+        }
+        popGroup()
+        if stack.isEmpty && rootOpened { finished = true }
+    }
+
+    mutating func popGroup() {
+        let closing = cur
+        cur = stack.removeLast()
+        charVersion &+= 1
+        if closing.destination == .fontTable { finishFontEntry(requireName: true) }
+        switch closing.role {
+        case .none: break
+        case .picture: finishPicture()
+        case .nextGraphic: finishNextGraphic()
+        case .field: if !fields.isEmpty { fields.removeLast() }
+        }
+    }
+
+    /// Skips to just after the `}` closing the current group, honouring `\\`, `\{`, `\}` and `\binN`, then pops it.
+    mutating func skipGroup() {
+        var depth = 1
+        let end = input.count
+        while position < end {
+            let b = input[position]
+            position += 1
+            if b == 0x7B {
+                depth += 1
+            } else if b == 0x7D {
+                depth -= 1
+                if depth == 0 { break }
+            } else if b == 0x5C, position < end {
+                let next = input[position]
+                if next == 0x62, position + 2 < end, input[position + 1] == 0x69, input[position + 2] == 0x6E,
+                    position + 3 >= end || !isLetter(input[position + 3])
+                {
+                    position += 3
+                    let n = readNumber() ?? 0
+                    if position < end, input[position] == 0x20 { position += 1 }
+                    position += clampBinaryLength(n)
+                } else {
+                    position += 1
+                }
+            }
+        }
+        if depth > 0 { warn("unterminated group skipped at end of input") }
+        skipRemaining = 0
+        if overflowDepth > 0 {
+            overflowDepth -= 1
+        } else if !stack.isEmpty {
+            popGroup()
+            if stack.isEmpty && rootOpened { finished = true }
+        }
+    }
+
+    // MARK: - Control words and symbols
+
+    @inline(__always) func isLetter(_ b: UInt8) -> Bool { (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) }
+
+    /// Reads an optional signed decimal number, clamped to 32 bits.
+    mutating func readNumber() -> Int? {
+        let end = input.count
+        var negative = false
+        var index = position
+        if index < end, input[index] == 0x2D {
+            negative = true
+            index += 1
+        }
+        let digitsStart = index
+        var value: Int64 = 0
+        while index < end, input[index] >= 0x30, input[index] <= 0x39 {
+            if value < 10_000_000_000 { value = value * 10 + Int64(input[index] - 0x30) }
+            index += 1
+        }
+        guard index > digitsStart else { return nil }
+        position = index
+        if negative { value = -value }
+        return Int(max(Int64(Int32.min), min(Int64(Int32.max), value)))
+    }
+
+    mutating func clampBinaryLength(_ n: Int) -> Int {
+        let remaining = input.count - position
+        if n < 0 { return 0 }
+        if n > remaining {
+            warn("\\bin length \(n) runs past the end of input")
+            return remaining
+        }
+        return n
+    }
+
+    mutating func controlSequence() {
+        let end = input.count
+        guard position < end else {
+            warn("backslash at end of input")
+            return
+        }
+        let b = input[position]
+        if !isLetter(b) {
+            position += 1
+            controlSymbol(b)
+            return
+        }
+        let start = position
+        while position < end, isLetter(input[position]) { position += 1 }
+        let wordEnd = min(position, start + 32)
+        let parameter = readNumber()
+        if position < end, input[position] == 0x20 { position += 1 }
+        let keyword = position - start > 32 && wordEnd - start == 32 ? nil : keywords.lookup(input, start, wordEnd)
+        if skipRemaining > 0 {
+            skipRemaining -= 1
+            if keyword == .bin { position += clampBinaryLength(parameter ?? 0) }
+            return
+        }
+        let wasIgnorable = ignorablePending
+        ignorablePending = false
+        guard let keyword else {
+            if wasIgnorable { skipDestination() }
+            return
+        }
+        if wasIgnorable && !keyword.isUnderstoodAfterStar {
+            skipDestination()
+            return
+        }
+        if keyword.isSkippedDestination {
+            skipDestination()
+            return
+        }
+        if keyword != .u { flushPendingLead() }
+        controlWord(keyword, parameter)
+    }
+
+    /// Skips the rest of the current group, unless it is the root (then the word is just ignored).
+    mutating func skipDestination() {
+        if stack.isEmpty && overflowDepth == 0 { return }
+        skipGroup()
+    }
+
+    mutating func controlSymbol(_ b: UInt8) {
+        switch b {
+        case 0x5C, 0x7B, 0x7D:  // \\ \{ \}
+            literalByte(b)
+        case 0x27:  // \'hh
+            var value: UInt8 = 0
+            var digits = 0
+            while digits < 2, position < input.count, let nibble = hexValue(input[position]) {
+                value = value << 4 | nibble
+                digits += 1
+                position += 1
+            }
+            if digits == 0 { warn("\\' without hex digits"); return }
+            if cur.destination == .picture { return }
+            literalByte(value)
+        case 0x2A:  // \*
+            if skipRemaining > 0 { skipRemaining -= 1; return }
+            ignorablePending = true
+        case 0x0A, 0x0D:  // \⏎ = \par
+            if skipRemaining > 0 { skipRemaining -= 1; return }
+            flushPendingLead()
+            paragraphBreak()
+        case 0x7E: special("\u{00A0}")
+        case 0x2D: special("\u{00AD}")
+        case 0x5F: special("\u{2011}")
+        case 0x09: special("\t")
+        default:  // \| \: and unknown symbols
+            if skipRemaining > 0 { skipRemaining -= 1 }
+        }
+    }
+
+    @inline(__always) func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 0x30...0x39: return b - 0x30
+        case 0x61...0x66: return b - 0x61 + 10
+        case 0x41...0x46: return b - 0x41 + 10
+        default: return nil
+        }
+    }
+
+    /// A special character written as a control word or symbol: one fallback unit.
+    mutating func special(_ scalar: Unicode.Scalar) {
+        if skipRemaining > 0 { skipRemaining -= 1; return }
+        flushPendingLead()
+        put(scalar)
+    }
+
+    mutating func controlWord(_ keyword: RTFKeyword, _ parameter: Int?) {
+        let n = parameter ?? 0
+        let on = parameter.map { $0 != 0 } ?? true
+        switch keyword {
+        case .rtf: break
+        case .ansi: documentCodePage = 1252
+        case .mac: documentCodePage = 10000
+        case .pc: documentCodePage = 437
+        case .pca: documentCodePage = 850
+        case .ansicpg: if n > 0 { documentCodePage = n }
+        case .deff: defaultFont = n
+        case .uc: cur.uc = max(0, min(n, 10))
+        case .u: unicode(n)
+        case .bin:
+            let length = clampBinaryLength(n)
+            if cur.destination == .picture {
+                picture.data.append(contentsOf: input[position..<position + length])
+            }
+            position += length
+        case .upr:
+            cur.destination = .dropText
+        case .ud, .result:
+            if cur.destination == .dropText { cur.destination = .text }
+        case .fonttbl:
+            cur.destination = .fontTable
+        case .colortbl:
+            cur.destination = .colorTable
+            colors = []
+            colorRed = -1; colorGreen = -1; colorBlue = -1
+        case .field:
+            cur.role = .field
+            fields.append(FieldState())
+        case .fldinst:
+            cur.destination = .fieldInstruction
+        case .fldrslt:
+            cur.destination = .text
+            if let instruction = fields.last?.instruction, let link = RTFParser.hyperlink(instruction) {
+                cur.char.link = link
+                charVersion &+= 1
+            }
+        case .pict:
+            cur.destination = .picture
+            cur.role = .picture
+            picture = PictureState()
+        case .shppict: break
+        case .nextGraphic:
+            cur.destination = .nextGraphic
+            cur.role = .nextGraphic
+            nextGraphicName = String.UnicodeScalarView()
+            nextGraphicWidth = 0
+            nextGraphicHeight = 0
+        case .listtext, .pntext:
+            cur.destination = .listText
+            listMarker = String.UnicodeScalarView()
+        case .object:
+            cur.destination = .dropText
+        case .f:
+            if cur.destination == .fontTable {
+                finishFontEntry(requireName: true)
+                fontEntryIndex = n
+            } else {
+                selectFont(n)
+            }
+        case .fcharset: if cur.destination == .fontTable { fontEntryCharset = n }
+        case .cpg: if cur.destination == .fontTable { fontEntryCodePage = n }
+        case .fnil, .froman, .fswiss, .fmodern, .fscript, .fdecor, .ftech, .fbidi: break
+        case .red: colorRed = max(0, min(n, 255))
+        case .green: colorGreen = max(0, min(n, 255))
+        case .blue: colorBlue = max(0, min(n, 255))
+        case .plain:
+            let link = cur.char.link
+            cur.char = CharacterAttributes()
+            cur.char.link = link
+            selectFont(defaultFont, setFamily: false)
+            charVersion &+= 1
+        case .b: setChar { $0.bold = on }
+        case .i: setChar { $0.italic = on }
+        case .ul: setChar { $0.underline = on ? .single : .none }
+        case .ulnone: setChar { $0.underline = .none }
+        case .uldb, .ululdbwave: setChar { $0.underline = on ? .double : .none }
+        case .ulw: setChar { $0.underline = on ? .words : .none }
+        case .uld: setChar { $0.underline = on ? .dotted : .none }
+        case .uldash, .uldashd, .uldashdd, .ulldash, .ulthdash, .ulthdashd, .ulthdashdd, .ulthldash:
+            setChar { $0.underline = on ? .dashed : .none }
+        case .ulwave, .ulhwave, .ulthwave: setChar { $0.underline = on ? .wave : .none }
+        case .ulth, .ulthd: setChar { $0.underline = on ? .thick : .none }
+        case .strike: setChar { $0.strikethrough = on ? .single : .none }
+        case .striked: setChar { $0.strikethrough = on ? .double : .none }
+        case .fs: setChar { $0.fontSize = n > 0 ? Double(min(n, 32767)) / 2 : nil }
+        case .cf: let c = color(n); setChar { $0.foregroundColor = c }
+        case .cb, .highlight, .chcbpat: let c = color(n); setChar { $0.backgroundColor = c }
+        case .superscript: setChar { $0.baseline = .superscript }
+        case .subscript: setChar { $0.baseline = .subscript }
+        case .nosupersub: setChar { $0.baseline = .normal }
+        case .up: setChar { $0.baseline = n > 0 ? .superscript : .normal }
+        case .dn: setChar { $0.baseline = n > 0 ? .subscript : .normal }
+        case .v: setChar { $0.hidden = on }
+        case .par, .sect:
+            if cur.destination == .text { paragraphBreak() }
+        case .pard:
+            cur.para = RTFParagraphState()
+        case .ql: cur.para.alignment = .left
+        case .qc: cur.para.alignment = .center
+        case .qr: cur.para.alignment = .right
+        case .qj: cur.para.alignment = .justified
+        case .li, .lin: cur.para.leftIndent = n
+        case .ri, .rin: cur.para.rightIndent = n
+        case .fi: cur.para.firstLineIndent = n
+        case .sb: cur.para.spaceBefore = n
+        case .sa: cur.para.spaceAfter = n
+        case .outlinelevel: cur.para.outlineLevel = n >= 0 && n < 6 ? n : nil
+        case .intbl: cur.para.inTable = on
+        case .cell:
+            if cur.destination == .text {
+                cur.para.inTable = true
+                paragraphBreak()
+                tableColumn += 1
+            }
+        case .row:
+            if cur.destination == .text {
+                if !runBytes.isEmpty || !paragraphRuns.isEmpty { paragraphBreak() }
+                tableRow += 1
+                tableColumn = 0
+            }
+        case .trowd: rowIsHeader = false
+        case .trhdr: rowIsHeader = true
+        case .nestcell: put("\t")
+        case .nestrow: put("\u{2028}")
+        case .ls: cur.para.listID = n
+        case .ilvl: cur.para.listLevel = max(0, min(n, 8))
+        case .line: put("\u{2028}")
+        case .page: put("\u{000C}")
+        case .tab: put("\t")
+        case .emdash: put("\u{2014}")
+        case .endash: put("\u{2013}")
+        case .bullet: put("\u{2022}")
+        case .lquote: put("\u{2018}")
+        case .rquote: put("\u{2019}")
+        case .ldblquote: put("\u{201C}")
+        case .rdblquote: put("\u{201D}")
+        case .emspace: put("\u{2003}")
+        case .enspace: put("\u{2002}")
+        case .qmspace: put("\u{2005}")
+        case .zwj: put("\u{200D}")
+        case .zwnj: put("\u{200C}")
+        case .ltrmark: put("\u{200E}")
+        case .rtlmark: put("\u{200F}")
+        case .pngblip: picture.kind = .png
+        case .jpegblip: picture.kind = .jpeg
+        case .emfblip: picture.kind = .emf
+        case .wmetafile: picture.kind = .wmf
+        case .macpict: picture.kind = .pict
+        case .dibitmap, .wbitmap: picture.kind = .bitmap
+        case .picw: picture.width = n
+        case .pich: picture.height = n
+        case .picwgoal: picture.widthGoal = n
+        case .pichgoal: picture.heightGoal = n
+        case .picscalex: picture.scaleX = n
+        case .picscaley: picture.scaleY = n
+        case .width: if cur.destination == .nextGraphic { nextGraphicWidth = n }
+        case .height: if cur.destination == .nextGraphic { nextGraphicHeight = n }
+        case .stylesheet, .info, .nonshppict, .header, .headerl, .headerr, .headerf, .footer, .footerl, .footerr,
+            .footerf, .footnote, .annotation, .themedata, .colorschememapping, .datastore, .latentstyles, .rsidtbl,
+            .pgdsctbl, .listtable, .listoverridetable, .revtbl, .xmlnstbl, .generator, .keywords, .comment, .title,
+            .author:
+            break  // handled as skipped destinations before we get here
+        }
+    }
+
+    @inline(__always)
+    mutating func setChar(_ change: (inout CharacterAttributes) -> Void) {
+        change(&cur.char)
+        charVersion &+= 1
+    }
+
+    func color(_ index: Int) -> RGBColor? {
+        guard index > 0, index < colors.count else { return nil }
+        return colors[index]
+    }
+
+    mutating func selectFont(_ index: Int, setFamily: Bool = true) {
+        let entry = fonts[index] ?? fonts[defaultFont]
+        cur.codePage = entry?.codePage ?? 0
+        if setFamily {
+            cur.char.fontFamily = entry?.name
+            charVersion &+= 1
+        } else {
+            cur.char.fontFamily = nil
+        }
+    }
+
+    // MARK: - Tables of the header
+
+    mutating func finishFontEntry(requireName: Bool) {
+        guard let index = fontEntryIndex else { return }
+        var name = String(fontEntryName)
+        while name.last == " " { name.removeLast() }
+        while name.first == " " { name.removeFirst() }
+        if requireName && name.isEmpty && fonts[index] != nil { return }
+        let codePage = fontEntryCodePage ?? fontEntryCharset.flatMap(CodePage.forCharset)
+        fonts[index] = FontEntry(name: name, codePage: codePage)
+        if !name.isEmpty { fontOrder.append(name) }
+        fontEntryIndex = nil
+        fontEntryCharset = nil
+        fontEntryCodePage = nil
+        fontEntryName = String.UnicodeScalarView()
+    }
+
+    mutating func finishColorEntry() {
+        if colorRed < 0 && colorGreen < 0 && colorBlue < 0 {
+            colors.append(nil)
+        } else {
+            colors.append(RGBColor(red: UInt8(max(colorRed, 0)), green: UInt8(max(colorGreen, 0)), blue: UInt8(max(colorBlue, 0))))
+        }
+        colorRed = -1; colorGreen = -1; colorBlue = -1
+    }
+
+    // MARK: - Characters
+
+    /// The code page for `\'hh` and raw bytes in the current group (font tables use the entry's own page).
+    mutating func currentCodePage() -> CodePage {
+        var number = cur.codePage
+        if cur.destination == .fontTable {
+            number = fontEntryCodePage ?? fontEntryCharset.flatMap(CodePage.forCharset) ?? 0
+        }
+        if number == 0 { number = documentCodePage }
+        if let page = codePages[number] { return page }
+        let page = CodePage(number)
+        codePages[number] = page
+        return page
+    }
+
+    /// One byte of text in the current code page (from `\'hh`, `\\ \{ \}`, or written raw).
+    mutating func literalByte(_ byte: UInt8) {
+        if skipRemaining > 0 {
+            skipRemaining -= 1
+            return
+        }
+        switch cur.destination {
+        case .picture:
+            return
+        case .fontTable where byte == 0x3B:  // ;
+            flushPendingLead()
+            finishFontEntry(requireName: false)
+            return
+        case .colorTable:
+            if byte == 0x3B { finishColorEntry() }
+            return
+        default: break
+        }
+        if let lead = pendingLead, let page = pendingLeadPage {
+            pendingLead = nil
+            pendingLeadPage = nil
+            for scalar in page.decode(lead: lead, trail: byte).unicodeScalars { put(scalar) }
+            return
+        }
+        let page = currentCodePage()
+        if page.isLeadByte(byte) {
+            pendingLead = byte
+            pendingLeadPage = page
+            return
+        }
+        put(page.decode(byte))
+    }
+
+    /// A lead byte not followed by its trail byte becomes U+FFFD.
+    @inline(__always)
+    mutating func flushPendingLead() {
+        if pendingLead != nil {
+            pendingLead = nil
+            pendingLeadPage = nil
+            put("\u{FFFD}")
+        }
+    }
+
+    /// `\uN`: signed 16-bit, surrogate pairs joined, then `\ucN` fallback units skipped.
+    mutating func unicode(_ n: Int) {
+        flushPendingLead()
+        var value = n < 0 ? n + 65536 : n
+        if value < 0 || value > 0xFFFF { value = 0xFFFD }
+        let unit = UInt32(value)
+        if (0xD800...0xDBFF).contains(unit) {
+            if pendingHighSurrogate != nil { emit("\u{FFFD}") }
+            pendingHighSurrogate = unit
+        } else if (0xDC00...0xDFFF).contains(unit) {
+            if let high = pendingHighSurrogate {
+                pendingHighSurrogate = nil
+                let scalarValue = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00)
+                emit(Unicode.Scalar(scalarValue) ?? "\u{FFFD}")
+            } else {
+                emit("\u{FFFD}")
+            }
+        } else {
+            put(Unicode.Scalar(unit) ?? "\u{FFFD}")
+        }
+        skipRemaining = cur.uc
+    }
+
+    /// A decoded character: settles a pending high surrogate first.
+    @inline(__always)
+    mutating func put(_ scalar: Unicode.Scalar) {
+        if pendingHighSurrogate != nil {
+            pendingHighSurrogate = nil
+            emit("\u{FFFD}")
+        }
+        emit(scalar)
+    }
+
+    /// A literal character such as TAB: one fallback unit.
+    mutating func character(_ byte: UInt8) {
+        if skipRemaining > 0 {
+            skipRemaining -= 1
+            return
+        }
+        flushPendingLead()
+        put(Unicode.Scalar(byte))
+    }
+
+    /// Routes a character to the current destination.
+    mutating func emit(_ scalar: Unicode.Scalar) {
+        switch cur.destination {
+        case .text:
+            if dropPlaceholder {
+                dropPlaceholder = false
+                if scalar == "\u{00AC}" { return }
+            }
+            syncRunAttributes()
+            appendUTF8(scalar)
+        case .fontTable:
+            if fontEntryIndex != nil { fontEntryName.append(scalar) }
+        case .fieldInstruction:
+            if !fields.isEmpty { fields[fields.count - 1].instruction.unicodeScalars.append(scalar) }
+        case .nextGraphic:
+            nextGraphicName.append(scalar)
+        case .listText:
+            listMarker.append(scalar)
+        case .colorTable, .picture, .dropText:
+            break
+        }
+    }
+
+    @inline(__always)
+    mutating func appendUTF8(_ scalar: Unicode.Scalar) {
+        let v = scalar.value
+        if v < 0x80 {
+            runBytes.append(UInt8(v))
+        } else if v < 0x800 {
+            runBytes.append(UInt8(0xC0 | (v >> 6)))
+            runBytes.append(UInt8(0x80 | (v & 0x3F)))
+        } else if v < 0x10000 {
+            runBytes.append(UInt8(0xE0 | (v >> 12)))
+            runBytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            runBytes.append(UInt8(0x80 | (v & 0x3F)))
+        } else {
+            runBytes.append(UInt8(0xF0 | (v >> 18)))
+            runBytes.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
+            runBytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            runBytes.append(UInt8(0x80 | (v & 0x3F)))
+        }
+    }
+
+    // MARK: - Runs and paragraphs
+
+    @inline(__always)
+    mutating func syncRunAttributes() {
+        if runVersion == charVersion { return }
+        runVersion = charVersion
+        if cur.char != runAttributes {
+            flushRun()
+            runAttributes = cur.char
+        }
+    }
+
+    mutating func flushRun() {
+        guard !runBytes.isEmpty else { return }
+        paragraphRuns.append(TextRun(String(decoding: runBytes, as: UTF8.self), runAttributes))
+        runBytes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func insertAttachment(_ attachment: Attachment) {
+        guard cur.destination == .text else { return }
+        if pendingHighSurrogate != nil {
+            pendingHighSurrogate = nil
+            emit("\u{FFFD}")
+        }
+        flushRun()
+        var attributes = cur.char
+        attributes.attachment = attachment
+        paragraphRuns.append(TextRun("\u{FFFC}", attributes))
+    }
+
+    mutating func paragraphBreak() {
+        if pendingHighSurrogate != nil {
+            pendingHighSurrogate = nil
+            emit("\u{FFFD}")
+        }
+        dropPlaceholder = false
+        flushRun()
+        paragraphs.append(Paragraph(runs: paragraphRuns, attributes: paragraphAttributes()))
+        paragraphRuns = []
+        listMarker = String.UnicodeScalarView()
+    }
+
+    mutating func paragraphAttributes() -> ParagraphAttributes {
+        let p = cur.para
+        var attributes = ParagraphAttributes(
+            alignment: p.alignment,
+            firstLineIndent: Double(p.firstLineIndent) / 20,
+            leftIndent: Double(p.leftIndent) / 20,
+            rightIndent: Double(p.rightIndent) / 20,
+            spaceBefore: Double(p.spaceBefore) / 20,
+            spaceAfter: Double(p.spaceAfter) / 20,
+            headingLevel: p.outlineLevel.map { $0 + 1 }
+        )
+        var marker = String(listMarker)
+        marker = String(marker.unicodeScalars.filter { $0 != "\t" && $0 != " " && $0 != "\u{00A0}" })
+        if p.listID != 0 || !marker.isEmpty {
+            attributes.list = ListMembership(
+                id: p.listID, level: p.listLevel, kind: RTFParser.listKind(marker: marker), marker: marker)
+        }
+        if p.inTable {
+            if !tableOpen {
+                tableOpen = true
+                tableCount += 1
+            }
+            attributes.tableCell = TableCell(table: tableCount, row: tableRow, column: tableColumn, isHeader: rowIsHeader)
+        } else if tableOpen {
+            tableOpen = false
+            tableRow = 0
+            tableColumn = 0
+        }
+        return attributes
+    }
+
+    static func listKind(marker: String) -> ListKind {
+        let core = marker.trimmingSuffix { $0 == "." || $0 == ")" }
+        guard !core.isEmpty else { return .bullet }
+        if core.allSatisfy({ $0.isASCII && $0.isNumber }) { return .decimal }
+        if core.allSatisfy({ "ivxlcdm".contains($0) }) { return .lowerRoman }
+        if core.allSatisfy({ "IVXLCDM".contains($0) }) { return .upperRoman }
+        if core.allSatisfy({ $0.isASCII && $0.isLowercase }) { return .lowerAlpha }
+        if core.allSatisfy({ $0.isASCII && $0.isUppercase }) { return .upperAlpha }
+        return .bullet
+    }
+
+    // MARK: - Pictures, attachments, fields
+
+    mutating func finishPicture() {
+        var kind = picture.kind
+        let data = picture.data
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) { kind = .png }
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) { kind = .jpeg }
+        let mime: String
+        switch kind {
+        case .png: mime = "image/png"
+        case .jpeg: mime = "image/jpeg"
+        default:
+            warn("dropped a picture in a format other than PNG or JPEG")
+            return
+        }
+        guard !data.isEmpty else {
+            warn("dropped an empty picture")
+            return
+        }
+        pictureCount += 1
+        let widthTwips = picture.widthGoal > 0 ? picture.widthGoal : 0
+        let heightTwips = picture.heightGoal > 0 ? picture.heightGoal : 0
+        let width = widthTwips > 0 ? Double(widthTwips) / 20 * Double(max(picture.scaleX, 1)) / 100 : nil
+        let height = heightTwips > 0 ? Double(heightTwips) / 20 * Double(max(picture.scaleY, 1)) / 100 : nil
+        let name = "image\(pictureCount).\(kind == .png ? "png" : "jpg")"
+        insertAttachment(Attachment(fileName: name, mimeType: mime, bytes: data, width: width, height: height))
+    }
+
+    mutating func finishNextGraphic() {
+        var name = String(nextGraphicName)
+        while name.last == " " { name.removeLast() }
+        while name.first == " " { name.removeFirst() }
+        guard !name.isEmpty else {
+            warn("\\NeXTGraphic without a file name")
+            return
+        }
+        insertAttachment(
+            Attachment(
+                fileName: name, mimeType: Attachment.mimeType(forFileName: name), bytes: [],
+                width: nextGraphicWidth > 0 ? Double(nextGraphicWidth) / 20 : nil,
+                height: nextGraphicHeight > 0 ? Double(nextGraphicHeight) / 20 : nil))
+        dropPlaceholder = true
+    }
+
+    /// Parses `HYPERLINK "url" \l "anchor" \o "tip"`; nil for other fields.
+    static func hyperlink(_ instruction: String) -> Link? {
+        var tokens: [(text: String, quoted: Bool)] = []
+        var scalars = Array(instruction.unicodeScalars)[...]
+        while let first = scalars.first {
+            if first == " " || first == "\t" || first == "\u{2028}" {
+                scalars = scalars.dropFirst()
+                continue
+            }
+            var token = String.UnicodeScalarView()
+            if first == "\"" {
+                scalars = scalars.dropFirst()
+                while let c = scalars.first {
+                    scalars = scalars.dropFirst()
+                    if c == "\\", let next = scalars.first, next == "\\" || next == "\"" {
+                        token.append(next)
+                        scalars = scalars.dropFirst()
+                    } else if c == "\"" {
+                        break
+                    } else {
+                        token.append(c)
+                    }
+                }
+                tokens.append((String(token), true))
+            } else {
+                while let c = scalars.first, c != " ", c != "\t" {
+                    token.append(c)
+                    scalars = scalars.dropFirst()
+                }
+                tokens.append((String(token), false))
+            }
+        }
+        guard let head = tokens.first, head.text.uppercased() == "HYPERLINK" else { return nil }
+        var url: String?
+        var anchor: String?
+        var title: String?
+        var index = 1
+        while index < tokens.count {
+            let token = tokens[index]
+            if !token.quoted && token.text.hasPrefix("\\") {
+                let option = token.text.dropFirst().lowercased()
+                let argument = index + 1 < tokens.count ? tokens[index + 1].text : nil
+                switch option {
+                case "l": anchor = argument; index += 1
+                case "o": title = argument; index += 1
+                case "t", "m": index += option == "t" ? 1 : 0
+                default: break
+                }
+            } else if url == nil {
+                url = token.text
+            }
+            index += 1
+        }
+        var target = url ?? ""
+        if let anchor, !anchor.isEmpty { target += "#" + anchor }
+        guard !target.isEmpty else { return nil }
+        return Link(url: target, title: title)
+    }
+
+    // MARK: - Result
+
+    mutating func finish() -> ReadResult {
+        flushPendingLead()
+        if pendingHighSurrogate != nil {
+            pendingHighSurrogate = nil
+            emit("\u{FFFD}")
+        }
+        flushRun()
+        var document = AttributedDocument(paragraphs: paragraphs, endsWithParagraphBreak: true)
+        if !paragraphRuns.isEmpty {
+            document.paragraphs.append(Paragraph(runs: paragraphRuns, attributes: paragraphAttributes()))
+            document.endsWithParagraphBreak = false
+        }
+        return ReadResult(document: document, warnings: warnings, declaredFonts: fontOrder)
+    }
+}
+
+extension String {
+    func trimmingSuffix(while predicate: (Character) -> Bool) -> Substring {
+        var s = self[...]
+        while let last = s.last, predicate(last) { s = s.dropLast() }
+        return s
+    }
+}

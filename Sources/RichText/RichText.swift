@@ -1,1 +1,0 @@
-// RichText: placeholder until the module lands.

@@ -1,5 +1,0 @@
-import XCTest
-
-final class RichTextPlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}
