@@ -266,6 +266,7 @@ final class SelectionService {
                                      maximumBytes: responder.maximumMultiplePairs * 8)
             if let value = read.value, read.bytesAfter == 0 { pairs = value.atoms }
         }
+        let failuresBefore = served.failures.count
         let plan = responder.plan(
             for: request, acquiredAt: served.acquiredAt, offered: served.offered, multiplePairs: pairs,
             convert: { served.value(for: $0, textTargets: textTargets, compoundText: x.compoundText(fromUTF8:)) })
@@ -276,6 +277,9 @@ final class SelectionService {
         for transfer in plan.transfers { begin(transfer) }
         x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
                               property: plan.notifyProperty, time: request.time)
+        for (type, reason) in served.failures.dropFirst(failuresBefore) {
+            log.limited(.warning, key: "conversion", "could not derive \(type) for \(boards[request.selection]?.name.rawValue ?? "?"): \(reason)")
+        }
         for refusal in plan.refusals {
             log.limited(.debug, key: "refusal", "refused a request: \(refusal)")
         }

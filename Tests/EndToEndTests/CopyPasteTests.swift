@@ -40,14 +40,15 @@ final class CopyPasteTests: DesktopTestCase {
         XCTAssertTrue(types.contains("UTF8_STRING") && types.contains("STRING"))
     }
 
-    func testTargetsListsProtocolAndTextTargetsWithoutDuplicates() throws {
+    func testTargetsListsProtocolTextAndDerivedRichTargetsWithoutDuplicates() throws {
         try pb("copy", input: [UInt8](unicode))
         let reply = try requestor("targets")
         XCTAssertEqual(reply["type"] as? String, "ATOM")
         XCTAssertEqual(reply["format"] as? Int, 32)
         let targets = reply["targets"] as? [String] ?? []
         XCTAssertEqual(targets, ["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/plain;charset=utf-8",
-                                 "text/plain", "STRING", "TEXT", "COMPOUND_TEXT"])
+                                 "text/plain", "STRING", "TEXT", "COMPOUND_TEXT",
+                                 "com.apple.flat-rtfd", "text/rtf", "application/rtf", "text/richtext", "text/html"])
         XCTAssertEqual(Set(targets).count, targets.count)
     }
 
