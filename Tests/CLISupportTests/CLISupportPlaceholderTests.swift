@@ -1,5 +1,0 @@
-import XCTest
-
-final class CLISupportPlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}

@@ -1,0 +1,388 @@
+import CLISupport
+import PasteboardCore
+import XCTest
+
+func parse(_ arguments: [String], _ program: String = "pb") throws -> Command {
+    try CommandLineParser.parse(arguments, programName: program)
+}
+
+/// Asserts that `arguments` is a usage error whose message contains every one of `mentions`.
+func assertUsageError(_ arguments: [String], _ program: String = "pb", mentions: [String] = [],
+                      file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertThrowsError(try parse(arguments, program), "\(arguments)", file: file, line: line) { error in
+        guard let usage = error as? UsageError else {
+            return XCTFail("\(error) is not a UsageError", file: file, line: line)
+        }
+        for text in mentions {
+            XCTAssertTrue(usage.message.contains(text), "'\(usage.message)' should mention '\(text)'", file: file, line: line)
+        }
+    }
+}
+
+final class CopyCommandTests: XCTestCase {
+    func copy(_ arguments: [String]) throws -> CopyRequest {
+        guard case .copy(let request) = try parse(["copy"] + arguments) else {
+            XCTFail("not a copy: \(arguments)")
+            return CopyRequest()
+        }
+        return request
+    }
+
+    func testPlainCopyReadsTextFromStandardInputOnClipboard() throws {
+        let request = try copy([])
+        XCTAssertEqual(request.pasteboard, .general)
+        XCTAssertTrue(request.sources.isEmpty)
+        XCTAssertNil(request.text)
+        XCTAssertFalse(request.sensitive)
+        XCTAssertFalse(request.trimNewline)
+        XCTAssertFalse(request.detectRichText)
+    }
+
+    func testTypeWithFile() throws {
+        let request = try copy(["-t", "html=page.html", "--type", "png=/tmp/a b.png"])
+        XCTAssertEqual(request.sources.map(\.type), [.html, .png])
+        XCTAssertEqual(request.sources.map(\.path), ["page.html", "/tmp/a b.png"])
+    }
+
+    func testTypeWithoutFileReadsStandardInput() throws {
+        let request = try copy(["-t", "rtf"])
+        XCTAssertEqual(request.sources.map(\.type), [.rtf])
+        XCTAssertEqual(request.sources.map(\.path), [nil])
+    }
+
+    func testMIMEParameterIsNotAFileSplit() throws {
+        let bare = try copy(["-t", "text/plain;charset=utf-8"])
+        XCTAssertEqual(bare.sources.map(\.type), [.utf8PlainText])
+        XCTAssertEqual(bare.sources.map(\.path), [nil])
+
+        let withFile = try copy(["-t", "text/plain;charset=utf-8=notes.txt"])
+        XCTAssertEqual(withFile.sources.map(\.type), [.utf8PlainText])
+        XCTAssertEqual(withFile.sources.map(\.path), ["notes.txt"])
+    }
+
+    func testInlineAndLongEqualsForms() throws {
+        XCTAssertEqual(try copy(["-thtml=a.html"]).sources.map(\.path), ["a.html"])
+        XCTAssertEqual(try copy(["--type=png=b.png"]).sources.map(\.type), [.png])
+        XCTAssertEqual(try copy(["--type=png=b.png"]).sources.map(\.path), ["b.png"])
+    }
+
+    func testOneStandardInputTypePlusFiles() throws {
+        let request = try copy(["-t", "html=a.html", "-t", "text", "-t", "rtf=a.rtf"])
+        XCTAssertEqual(request.sources.map(\.type), [.html, .utf8PlainText, .rtf])
+        XCTAssertEqual(request.sources.map(\.path), ["a.html", nil, "a.rtf"])
+    }
+
+    func testTwoStandardInputTypesRejected() {
+        assertUsageError(["copy", "-t", "html", "-t", "png"], mentions: ["standard input"])
+        assertUsageError(["copy", "-t", "html=-", "-t", "text"], mentions: ["standard input"])
+    }
+
+    func testDuplicateTypesRejectedEvenWhenSpelledDifferently() {
+        assertUsageError(["copy", "-t", "html=a", "-t", "html=b"], mentions: ["text/html", "twice"])
+        assertUsageError(["copy", "-t", "text=a", "-t", "public.utf8-plain-text=b"],
+                         mentions: ["text/plain;charset=utf-8", "twice"])
+    }
+
+    func testInvalidTypeRejected() {
+        assertUsageError(["copy", "-t", "=x"], mentions: ["invalid type"])
+        assertUsageError(["copy", "-t", "a\u{1}b=x"], mentions: ["invalid type"])
+        assertUsageError(["copy", "-t"], mentions: ["--type", "needs a value"])
+    }
+
+    func testTextOperandsAreJoinedWithSpaces() throws {
+        let request = try copy(["hello", "big", "world"])
+        XCTAssertEqual(request.text, "hello big world")
+        XCTAssertTrue(request.sources.isEmpty)
+    }
+
+    func testTextOperandsWithAFileTypeAreAccepted() throws {
+        let request = try copy(["-t", "html=a.html", "hi"])
+        XCTAssertEqual(request.text, "hi")
+        XCTAssertEqual(request.sources.map(\.path), ["a.html"])
+    }
+
+    func testTextOperandsAndAStandardInputTypeAmongFilesConflict() {
+        assertUsageError(["copy", "-t", "html=a.html", "-t", "text", "hi"], mentions: ["text operands"])
+    }
+
+    func testPasteboardSelection() throws {
+        XCTAssertEqual(try copy(["-p"]).pasteboard, .primary)
+        XCTAssertEqual(try copy(["--primary"]).pasteboard, .primary)
+        XCTAssertEqual(try copy(["-p", "-b"]).pasteboard, .general, "the last selection option wins")
+        XCTAssertEqual(try copy(["-P", "notes"]).pasteboard, PasteboardName(rawValue: "notes"))
+        XCTAssertEqual(try copy(["--pasteboard=notes"]).pasteboard, PasteboardName(rawValue: "notes"))
+        XCTAssertEqual(try copy(["-Pnotes"]).pasteboard, PasteboardName(rawValue: "notes"))
+        XCTAssertEqual(try copy(["-P", "general"]).pasteboard, .general)
+        assertUsageError(["copy", "-P", ""], mentions: ["invalid pasteboard name"])
+        assertUsageError(["copy", "-P", String(repeating: "n", count: 256)], mentions: ["invalid pasteboard name"])
+    }
+
+    func testXclipSelectionSpelling() throws {
+        XCTAssertEqual(try copy(["-selection", "clipboard"]).pasteboard, .general)
+        XCTAssertEqual(try copy(["-selection", "primary"]).pasteboard, .primary)
+        XCTAssertEqual(try copy(["-sel", "c"]).pasteboard, .general)
+        assertUsageError(["copy", "-selection"], mentions: ["needs a value"])
+    }
+
+    func testSensitiveAndTrimNewline() throws {
+        let request = try copy(["--sensitive", "-n"])
+        XCTAssertTrue(request.sensitive)
+        XCTAssertTrue(request.trimNewline)
+        XCTAssertTrue(try copy(["--trim-newline"]).trimNewline)
+        assertUsageError(["copy", "--sensitive=yes"], mentions: ["--sensitive", "takes no value"])
+    }
+
+    func testGroupedShortFlags() throws {
+        let request = try copy(["-pn"])
+        XCTAssertEqual(request.pasteboard, .primary)
+        XCTAssertTrue(request.trimNewline)
+        let withValue = try copy(["-nthtml=a.html"])
+        XCTAssertTrue(withValue.trimNewline)
+        XCTAssertEqual(withValue.sources.map(\.type), [.html])
+        assertUsageError(["copy", "-pz"], mentions: ["-z"])
+    }
+
+    func testDoubleDashEndsOptions() throws {
+        let request = try copy(["-n", "--", "-p", "--sensitive"])
+        XCTAssertTrue(request.trimNewline)
+        XCTAssertEqual(request.pasteboard, .general)
+        XCTAssertFalse(request.sensitive)
+        XCTAssertEqual(request.text, "-p --sensitive")
+        XCTAssertEqual(try copy(["-"]).text, "-", "a lone dash is an operand")
+    }
+
+    func testUnknownOptionsNameTheCulprit() {
+        assertUsageError(["copy", "--bogus"], mentions: ["--bogus"])
+        assertUsageError(["copy", "-z"], mentions: ["-z"])
+        assertUsageError(["copy", "--bogus=1"], mentions: ["--bogus"])
+    }
+}
+
+final class PasteCommandTests: XCTestCase {
+    func paste(_ arguments: [String]) throws -> PasteRequest {
+        guard case .paste(let request) = try parse(["paste"] + arguments) else {
+            XCTFail("not a paste: \(arguments)")
+            return PasteRequest()
+        }
+        return request
+    }
+
+    func testDefaults() throws {
+        let request = try paste([])
+        XCTAssertEqual(request.pasteboard, .general)
+        XCTAssertEqual(request.types, [])
+        XCTAssertFalse(request.trimNewline)
+        XCTAssertEqual(request.timeoutMilliseconds, 5000)
+    }
+
+    func testRepeatedTypesKeepTheirOrder() throws {
+        XCTAssertEqual(try paste(["-t", "html", "--type", "public.rtf", "-ttext"]).types,
+                       [.html, .rtf, .utf8PlainText])
+        assertUsageError(["paste", "-t", ""], mentions: ["invalid type"])
+    }
+
+    func testOptions() throws {
+        let request = try paste(["-pn", "--timeout", "250"])
+        XCTAssertEqual(request.pasteboard, .primary)
+        XCTAssertTrue(request.trimNewline)
+        XCTAssertEqual(request.timeoutMilliseconds, 250)
+        XCTAssertEqual(try paste(["--timeout=3600000"]).timeoutMilliseconds, 3_600_000)
+        XCTAssertEqual(try paste(["--timeout", "1"]).timeoutMilliseconds, 1)
+    }
+
+    func testTimeoutValidation() {
+        for bad in ["0", "-1", "abc", "1.5", "3600001", ""] {
+            assertUsageError(["paste", "--timeout", bad], mentions: ["--timeout"])
+        }
+        assertUsageError(["paste", "--timeout"], mentions: ["--timeout", "needs a value"])
+    }
+
+    func testListTypesBecomesTypes() throws {
+        var expected = TypesRequest()
+        expected.pasteboard = .primary
+        expected.timeoutMilliseconds = 100
+        XCTAssertEqual(try parse(["paste", "-l", "-p", "--timeout", "100"]), .types(expected))
+        XCTAssertEqual(try parse(["paste", "--list-types"]), .types(TypesRequest()))
+    }
+
+    func testOperandsAndUnknownOptionsRejected() {
+        assertUsageError(["paste", "extra"], mentions: ["extra"])
+        assertUsageError(["paste", "--sensitive"], mentions: ["--sensitive"])
+    }
+}
+
+final class OtherCommandTests: XCTestCase {
+    func testTypes() throws {
+        XCTAssertEqual(try parse(["types"]), .types(TypesRequest()))
+        var primary = TypesRequest()
+        primary.pasteboard = .primary
+        primary.timeoutMilliseconds = 42
+        XCTAssertEqual(try parse(["types", "-p", "--timeout", "42"]), .types(primary))
+        assertUsageError(["types", "x"], mentions: ["x"])
+        assertUsageError(["types", "--timeout", "0"], mentions: ["--timeout"])
+    }
+
+    func testCountAndClear() throws {
+        XCTAssertEqual(try parse(["count"]), .count(.general))
+        XCTAssertEqual(try parse(["count", "-p"]), .count(.primary))
+        XCTAssertEqual(try parse(["count", "-P", "notes"]), .count(PasteboardName(rawValue: "notes")))
+        XCTAssertEqual(try parse(["clear"]), .clear(.general))
+        XCTAssertEqual(try parse(["clear", "--primary"]), .clear(.primary))
+        XCTAssertEqual(try parse(["clear", "-selection", "clipboard"]), .clear(.general))
+        assertUsageError(["count", "now"], mentions: ["now"])
+        assertUsageError(["clear", "-n"], mentions: ["-n"])
+    }
+
+    func testStatus() throws {
+        XCTAssertEqual(try parse(["status"]), .status)
+        assertUsageError(["status", "-p"], mentions: ["status"])
+    }
+
+    func testConvert() throws {
+        var request = ConvertRequest()
+        request.from = "rtf"
+        request.to = "html"
+        request.outputPath = "out.html"
+        request.inputPath = "in.rtf"
+        XCTAssertEqual(try parse(["convert", "--from", "rtf", "--to", "html", "-o", "out.html", "in.rtf"]),
+                       .convert(request))
+        XCTAssertEqual(try parse(["convert", "in.rtf", "-f", "rtf", "--to=html", "--output=out.html"]),
+                       .convert(request))
+
+        var textutil = ConvertRequest()
+        textutil.to = "txt"
+        XCTAssertEqual(try parse(["convert", "-convert", "txt"]), .convert(textutil), "textutil's spelling")
+
+        var info = ConvertRequest()
+        info.info = true
+        info.inputPath = "doc.rtfd"
+        XCTAssertEqual(try parse(["convert", "--info", "doc.rtfd"]), .convert(info))
+        XCTAssertEqual(try parse(["convert", "-info", "doc.rtfd"]), .convert(info))
+        XCTAssertEqual(try parse(["convert", "-i", "doc.rtfd"]), .convert(info))
+    }
+
+    func testConvertNeedsToUnlessInfo() {
+        assertUsageError(["convert"], mentions: ["--to"])
+        assertUsageError(["convert", "--from", "rtf", "in.rtf"], mentions: ["--to"])
+        assertUsageError(["convert", "--to"], mentions: ["--to", "needs a value"])
+        assertUsageError(["convert", "--to", "txt", "a", "b"], mentions: ["one input"])
+        assertUsageError(["convert", "--to", "txt", "-p"], mentions: ["-p"])
+    }
+
+    func testHelpAndVersion() throws {
+        XCTAssertEqual(try parse([]), .help(nil))
+        XCTAssertEqual(try parse(["--help"]), .help(nil))
+        XCTAssertEqual(try parse(["-h"]), .help(nil))
+        XCTAssertEqual(try parse(["help"]), .help(nil))
+        XCTAssertEqual(try parse(["help", "copy"]), .help("copy"))
+        XCTAssertEqual(try parse(["--version"]), .version)
+        XCTAssertEqual(try parse(["-V"]), .version)
+        assertUsageError(["help", "frobnicate"], mentions: ["frobnicate"])
+        assertUsageError(["help", "copy", "paste"], mentions: ["at most one"])
+    }
+
+    func testHelpOptionOfEveryCommand() throws {
+        for command in ["copy", "paste", "types", "count", "clear", "convert", "status"] {
+            XCTAssertEqual(try parse([command, "--help"]), .help(command), command)
+            XCTAssertEqual(try parse([command, "-h"]), .help(command), command)
+        }
+        XCTAssertEqual(try parse(["copy", "-t", "html", "-t", "png", "--help"]), .help("copy"),
+                       "help wins over what would be an error")
+    }
+
+    func testUnknownCommandNamesIt() {
+        assertUsageError(["frobnicate"], mentions: ["frobnicate"])
+        assertUsageError(["--frobnicate"], mentions: ["--frobnicate"])
+        assertUsageError(["Copy"], mentions: ["Copy"])
+    }
+
+    func testUsageErrorCarriesTheCommand() {
+        XCTAssertThrowsError(try parse(["paste", "--timeout", "0"])) { error in
+            XCTAssertEqual((error as? UsageError)?.command, "paste")
+        }
+    }
+}
+
+final class MacOSCommandLineTests: XCTestCase {
+    func testPBCopy() throws {
+        var request = CopyRequest()
+        request.detectRichText = true
+        XCTAssertEqual(try parse([], "pbcopy"), .copy(request))
+        request.pasteboard = PasteboardName(rawValue: "find")
+        XCTAssertEqual(try parse(["-pboard", "find"], "pbcopy"), .copy(request))
+        request.pasteboard = .general
+        XCTAssertEqual(try parse(["-pboard", "general"], "pbcopy"), .copy(request))
+        request.pasteboard = .primary
+        XCTAssertEqual(try parse(["-pboard", "primary"], "pbcopy"), .copy(request))
+        XCTAssertEqual(try parse(["-help"], "pbcopy"), .help("pbcopy"))
+    }
+
+    func testPBCopyBadArguments() {
+        assertUsageError(["-pboard"], "pbcopy", mentions: ["-pboard"])
+        assertUsageError(["-pboard", ""], "pbcopy", mentions: ["-pboard"])
+        assertUsageError(["-p"], "pbcopy", mentions: ["-p"])
+        assertUsageError(["hello"], "pbcopy", mentions: ["hello"])
+    }
+
+    func testPBPastePrefer() throws {
+        func types(_ arguments: [String]) throws -> [PasteboardType] {
+            guard case .paste(let request) = try parse(arguments, "pbpaste") else { return [] }
+            return request.types
+        }
+        XCTAssertEqual(try types([]), [])
+        XCTAssertEqual(try types(["-Prefer", "txt"]), [.utf8PlainText])
+        XCTAssertEqual(try types(["-Prefer", "rtf"]), [.rtf, .utf8PlainText])
+        XCTAssertEqual(try types(["-Prefer", "ps"]), [.utf8PlainText], "PostScript falls back to text")
+        XCTAssertEqual(try parse(["-h"], "pbpaste"), .help("pbpaste"))
+    }
+
+    func testPBPastePboard() throws {
+        var request = PasteRequest()
+        request.pasteboard = .primary
+        request.types = [.rtf, .utf8PlainText]
+        XCTAssertEqual(try parse(["-pboard", "primary", "-Prefer", "rtf"], "pbpaste"), .paste(request))
+        request.pasteboard = PasteboardName(rawValue: "ruler")
+        request.types = []
+        XCTAssertEqual(try parse(["-pboard", "ruler"], "pbpaste"), .paste(request))
+    }
+
+    func testPBPasteBadArguments() {
+        assertUsageError(["-Prefer", "pdf"], "pbpaste", mentions: ["-Prefer"])
+        assertUsageError(["-Prefer"], "pbpaste", mentions: ["-Prefer"])
+        assertUsageError(["-pboard"], "pbpaste", mentions: ["-pboard"])
+        assertUsageError(["-x"], "pbpaste", mentions: ["-x"])
+    }
+
+    func testOtherProgramNamesParseAsPB() throws {
+        XCTAssertEqual(try parse(["count"], "pb"), .count(.general))
+        XCTAssertEqual(try parse(["count"], "pb-dev"), .count(.general))
+    }
+}
+
+final class UsageTests: XCTestCase {
+    func testEveryCommandHasItsUsageLine() {
+        XCTAssertFalse(Usage.commands.isEmpty)
+        for command in Usage.commands {
+            XCTAssertTrue(Usage.text(for: command).hasPrefix("usage: pb \(command)"), command)
+        }
+    }
+
+    func testOverviewListsEveryCommand() {
+        XCTAssertTrue(Usage.text(for: nil).hasPrefix("usage: pb <command>"))
+        for command in Usage.commands {
+            XCTAssertTrue(Usage.overview.contains("\n  \(command) "), command)
+        }
+    }
+
+    func testMacOSUsage() {
+        XCTAssertTrue(Usage.text(for: "pbcopy").hasPrefix("usage: pbcopy"))
+        XCTAssertTrue(Usage.text(for: "pbpaste").hasPrefix("usage: pbpaste"))
+    }
+
+    func testEveryHelpTopicTheParserReturnsHasText() throws {
+        for command in Usage.commands where command != "help" {
+            guard case .help(let topic) = try parse([command, "--help"]) else { return XCTFail(command) }
+            XCTAssertNotEqual(Usage.text(for: topic), Usage.overview, command)
+        }
+    }
+}

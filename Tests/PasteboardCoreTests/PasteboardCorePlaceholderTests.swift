@@ -1,5 +1,0 @@
-import XCTest
-
-final class PasteboardCorePlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}

@@ -1,0 +1,120 @@
+import Selection
+import XCTest
+
+final class IncrSendTests: XCTestCase {
+    func transfer(_ count: Int, chunkSize: Int) -> IncrSend {
+        IncrSend(key: TransferKey(requestor: requestor, property: Atom(300)), type: htmlAtom,
+                 data: (0..<count).map { UInt8(truncatingIfNeeded: $0) }, chunkSize: chunkSize)
+    }
+
+    /// Runs the transfer to its end, returning every step until (and including) `.writeEnd`.
+    func drain(_ send: inout IncrSend, limit: Int = 10_000) -> [IncrSend.Step] {
+        var steps: [IncrSend.Step] = []
+        for _ in 0..<limit {
+            let step = send.propertyDeleted()
+            steps.append(step)
+            if case .writeChunk = step { continue }
+            break
+        }
+        return steps
+    }
+
+    func testHeaderIsIncrWithTheTotalSize() {
+        let send = transfer(12_345, chunkSize: 1_000)
+        XCTAssertEqual(send.header(incrAtom: standardAtoms.incr),
+                       PropertyValue(type: standardAtoms.incr, longs: [12_345]))
+    }
+
+    func testExactMultipleOfChunkSize() {
+        var send = transfer(8, chunkSize: 4)
+        XCTAssertEqual(drain(&send), [.writeChunk(0..<4), .writeChunk(4..<8), .writeEnd])
+        XCTAssertTrue(send.isComplete)
+        XCTAssertEqual(send.chunksWritten, 2)
+    }
+
+    func testShortLastChunk() {
+        var send = transfer(9, chunkSize: 4)
+        XCTAssertEqual(drain(&send), [.writeChunk(0..<4), .writeChunk(4..<8), .writeChunk(8..<9), .writeEnd])
+        XCTAssertEqual(send.chunksWritten, 3)
+    }
+
+    func testOneByte() {
+        var send = transfer(1, chunkSize: 4)
+        XCTAssertEqual(drain(&send), [.writeChunk(0..<1), .writeEnd])
+    }
+
+    func testEmptyDataEndsAtOnce() {
+        var send = transfer(0, chunkSize: 4)
+        XCTAssertFalse(send.isComplete)
+        XCTAssertEqual(send.propertyDeleted(), .writeEnd)
+        XCTAssertTrue(send.isComplete)
+        XCTAssertEqual(send.chunksWritten, 0)
+        XCTAssertEqual(send.propertyDeleted(), .done)
+    }
+
+    func testEndIsWrittenOnceThenDeletesAreIgnored() {
+        var send = transfer(5, chunkSize: 5)
+        XCTAssertEqual(send.propertyDeleted(), .writeChunk(0..<5))
+        XCTAssertFalse(send.isComplete, "not complete until the zero-length end is written")
+        XCTAssertEqual(send.propertyDeleted(), .writeEnd)
+        for _ in 0..<3 { XCTAssertEqual(send.propertyDeleted(), .done) }
+    }
+
+    func testChunksReassembleTheDataForManySizes() {
+        for (count, chunk) in [(1, 1), (2, 1), (100, 7), (100, 100), (100, 99), (100, 101), (4_097, 1_024)] {
+            var send = transfer(count, chunkSize: chunk)
+            var reassembled: [UInt8] = []
+            var chunks = 0
+            loop: while true {
+                switch send.propertyDeleted() {
+                case .writeChunk(let range):
+                    XCTAssertFalse(range.isEmpty)
+                    XCTAssertLessThanOrEqual(range.count, chunk)
+                    reassembled += send.data[range]
+                    chunks += 1
+                case .writeEnd: break loop
+                case .done: XCTFail("done before writeEnd"); break loop
+                }
+            }
+            XCTAssertEqual(reassembled, send.data, "\(count)/\(chunk)")
+            XCTAssertEqual(chunks, (count + chunk - 1) / chunk, "\(count)/\(chunk)")
+        }
+    }
+}
+
+final class IncrReceiveTests: XCTestCase {
+    let type = standardAtoms.utf8String
+
+    func testChunksAccumulateUntilZeroLength() {
+        var receive = IncrReceive(cap: 100)
+        XCTAssertEqual(receive.receive(type: type, bytes: Array("hel".utf8)), .needMore)
+        XCTAssertEqual(receive.receive(type: type, bytes: Array("lo".utf8)), .needMore)
+        XCTAssertEqual(receive.receive(type: type, bytes: []), .complete)
+        XCTAssertEqual(receive.data, Array("hello".utf8))
+        XCTAssertEqual(receive.type, type)
+    }
+
+    func testZeroLengthFirstChunkCompletesEmpty() {
+        var receive = IncrReceive(cap: 100, sizeHint: 50)
+        XCTAssertEqual(receive.receive(type: type, bytes: []), .complete)
+        XCTAssertEqual(receive.data, [])
+        XCTAssertNil(receive.type)
+    }
+
+    func testDataUpToTheCapIsAcceptedAndBeyondIsRefused() {
+        var receive = IncrReceive(cap: 10, sizeHint: 1_000_000)
+        XCTAssertEqual(receive.receive(type: type, bytes: [UInt8](repeating: 1, count: 6)), .needMore)
+        XCTAssertEqual(receive.receive(type: type, bytes: [UInt8](repeating: 2, count: 4)), .needMore)
+        XCTAssertEqual(receive.data.count, 10)
+        XCTAssertEqual(receive.receive(type: type, bytes: [3]), .overCap)
+        XCTAssertEqual(receive.data.count, 10, "the chunk over the cap is not kept")
+    }
+
+    func testChunkOfAnotherTypeIsAMismatch() {
+        var receive = IncrReceive(cap: 100)
+        XCTAssertEqual(receive.receive(type: type, bytes: [1]), .needMore)
+        XCTAssertEqual(receive.receive(type: standardAtoms.string, bytes: [2]), .typeMismatch)
+        XCTAssertEqual(receive.data, [1])
+        XCTAssertEqual(receive.type, type)
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class SelectionPlaceholderTests: XCTestCase {
-    func testPlaceholder() {}
-}
