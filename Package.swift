@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "RichTextTests", dependencies: ["RichText"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
-            name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport"],
+            name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport", "Pasteboard"],
             exclude: ["Peers"]
         ),
 

@@ -9,6 +9,10 @@ public enum Command: Equatable, Sendable {
     case clear(PasteboardName)
     /// Print the daemon's status (version, display, counts, transfers in flight).
     case status
+    /// `pb pasteboard list|create|remove`.
+    case pasteboards(PasteboardsRequest)
+    /// `pb watch`: one record per change, or a command run per change.
+    case watch(WatchRequest)
     case convert(ConvertRequest)
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
@@ -46,6 +50,26 @@ public struct PasteRequest: Equatable, Sendable {
     public var trimNewline = false
     /// How long to wait for the owner, in milliseconds.
     public var timeoutMilliseconds = 5000
+    /// Read this item (0-based) of the content pasteboardd holds, instead of the X selection.
+    public var item: Int?
+    public init() {}
+}
+
+/// `pb pasteboard ...`: named pasteboards.
+public enum PasteboardsRequest: Equatable, Sendable {
+    case list
+    case create(PasteboardName, persistent: Bool)
+    case remove(PasteboardName)
+}
+
+/// `pb watch`.
+public struct WatchRequest: Equatable, Sendable {
+    /// The pasteboards to watch; empty: every pasteboard pasteboardd serves.
+    public var pasteboards: [PasteboardName] = []
+    public enum Format: Equatable, Sendable { case text, json, nul }
+    public var format = Format.text
+    /// A command to run per change (wl-paste --watch style), instead of printing records.
+    public var command: [String] = []
     public init() {}
 }
 
@@ -53,6 +77,8 @@ public struct PasteRequest: Equatable, Sendable {
 public struct TypesRequest: Equatable, Sendable {
     public var pasteboard: PasteboardName = .general
     public var timeoutMilliseconds = 5000
+    /// List the types of each item pasteboardd holds, instead of the X targets.
+    public var items = false
     public init() {}
 }
 

@@ -34,6 +34,8 @@ public enum CommandLineParser {
         case "count": return try parseSimple(rest, verb: "count").map(Command.count) ?? .help("count")
         case "clear": return try parseSimple(rest, verb: "clear").map(Command.clear) ?? .help("clear")
         case "convert": return try parseConvert(rest)
+        case "pasteboard", "pasteboards": return try parsePasteboards(rest)
+        case "watch": return try parseWatch(rest)
         case "status":
             if rest == ["-h"] || rest == ["--help"] { return .help("status") }
             guard rest.isEmpty else { throw UsageError("status takes no arguments", command: "status") }
@@ -133,6 +135,7 @@ public enum CommandLineParser {
             .init(short: "n", long: "trim-newline"),
             .init(short: "l", long: "list-types"),
             .init(short: nil, long: "timeout", takesValue: true),
+            .init(short: "i", long: "item", takesValue: true),
         ], command: "paste")
         var request = PasteRequest()
         var listTypes = false
@@ -147,6 +150,11 @@ public enum CommandLineParser {
                 case "list-types": listTypes = true
                 case "type": request.types.append(try resolveType(value ?? "", command: "paste"))
                 case "timeout": request.timeoutMilliseconds = try milliseconds(value, command: "paste")
+                case "item":
+                    guard let value, let index = Int(value), index >= 0 else {
+                        throw UsageError("--item takes an item number from 0", command: "paste")
+                    }
+                    request.item = index
                 default: break
                 }
             }
@@ -162,7 +170,7 @@ public enum CommandLineParser {
 
     static func parseTypes(_ arguments: [String]) throws(UsageError) -> Command {
         let scanner = ArgumentScanner(options: selectionOptions + [
-            helpOption, .init(short: nil, long: "timeout", takesValue: true),
+            helpOption, .init(short: nil, long: "timeout", takesValue: true), .init(short: nil, long: "items"),
         ], command: "types")
         var request = TypesRequest()
         for token in try scanner.scan(arguments) {
@@ -172,6 +180,7 @@ public enum CommandLineParser {
                 if try applySelection(name, value, to: &request.pasteboard, command: "types") { continue }
                 if name == "help" { return .help("types") }
                 if name == "timeout" { request.timeoutMilliseconds = try milliseconds(value, command: "types") }
+                if name == "items" { request.items = true }
             }
         }
         return .types(request)
@@ -221,6 +230,69 @@ public enum CommandLineParser {
             throw UsageError("convert needs --to FORMAT (txt, rtf, html, rtfd, rtfd-dir) or --info", command: "convert")
         }
         return .convert(request)
+    }
+
+    static func parsePasteboards(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let action = arguments.first else { return .pasteboards(.list) }
+        let scanner = ArgumentScanner(options: [helpOption, .init(short: nil, long: "persistent")], command: "pasteboard")
+        var operands: [String] = []
+        var persistent = false
+        for token in try scanner.scan(Array(arguments.dropFirst())) {
+            switch token {
+            case .operand(let operand): operands.append(operand)
+            case .option("help", _): return .help("pasteboard")
+            case .option(_, _): persistent = true
+            }
+        }
+        func name() throws(UsageError) -> PasteboardName {
+            guard operands.count == 1 else { throw UsageError("pasteboard \(action) takes one NAME", command: "pasteboard") }
+            guard let name = PasteboardName.named(operands[0]) else {
+                throw UsageError("invalid pasteboard name '\(operands[0])': 1 to 255 bytes without control characters", command: "pasteboard")
+            }
+            guard !name.isStandard else {
+                throw UsageError("\(name) always exists: it cannot be created or removed", command: "pasteboard")
+            }
+            return name
+        }
+        switch action {
+        case "-h", "--help": return .help("pasteboard")
+        case "list":
+            guard operands.isEmpty else { throw UsageError("pasteboard list takes no arguments", command: "pasteboard") }
+            return .pasteboards(.list)
+        case "create": return .pasteboards(.create(try name(), persistent: persistent))
+        case "remove": return .pasteboards(.remove(try name()))
+        default: throw UsageError("unknown pasteboard action '\(action)' (list, create, remove)", command: "pasteboard")
+        }
+    }
+
+    static func parseWatch(_ arguments: [String]) throws(UsageError) -> Command {
+        // Everything from the first operand on is the command to run, as in `wl-paste --watch cmd args...`.
+        var split = 0
+        while split < arguments.count, arguments[split].hasPrefix("-"), arguments[split] != "--" {
+            let takesValue = ["-P", "--pasteboard", "-selection", "-sel"].contains(arguments[split])
+            split += takesValue ? 2 : 1
+        }
+        let options = Array(arguments[..<min(split, arguments.count)])
+        let commandStart = split < arguments.count && arguments[split] == "--" ? split + 1 : split
+        let scanner = ArgumentScanner(options: selectionOptions + [
+            helpOption, .init(short: "j", long: "json"), .init(short: "0", long: "null"),
+            .init(short: "a", long: "all"),
+        ], command: "watch")
+        var request = WatchRequest()
+        for token in try scanner.scan(options) {
+            guard case .option(let name, let value) = token else { continue }
+            switch name {
+            case "help": return .help("watch")
+            case "json": request.format = .json
+            case "null": request.format = .nul
+            case "all": request.pasteboards = []
+            default:
+                var board = PasteboardName.general
+                if try applySelection(name, value, to: &board, command: "watch") { request.pasteboards.append(board) }
+            }
+        }
+        if commandStart < arguments.count { request.command = Array(arguments[commandStart...]) }
+        return .watch(request)
     }
 
     private static func milliseconds(_ value: String?, command: String) throws(UsageError) -> Int {

@@ -1,6 +1,6 @@
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
-    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "help"]
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "watch", "help"]
 
     public static let overview = """
     usage: pb <command> [options]
@@ -15,6 +15,8 @@ public enum Usage {
       clear     empty a pasteboard
       convert   convert between txt, rtf, html, rtfd and rtfd-dir
       status    show what pasteboardd is doing
+      pasteboard list, create or remove named pasteboards
+      watch     print a record, or run a command, at each change
       help      show help for a command
 
     pasteboards: -b/--clipboard (the default, CLIPBOARD), -p/--primary (PRIMARY),
@@ -42,7 +44,7 @@ public enum Usage {
               -P, --pasteboard NAME   use the X selection NAME
             """
         case "paste": return """
-            usage: pb paste [-p|-b|-P NAME] [-t TYPE]... [-n] [--timeout MS]
+            usage: pb paste [-p|-b|-P NAME] [-t TYPE]... [-n] [--timeout MS] [--item N]
 
             Writes the pasteboard's content to standard output, adding no newline. Reads the X selection
             itself, whoever owns it. Without -t, text (UTF8_STRING, then STRING, TEXT...). Several -t give
@@ -51,12 +53,14 @@ public enum Usage {
               -t, --type TYPE      the type wanted (repeatable: first offered wins)
               -n, --trim-newline   drop one trailing newline
               -l, --list-types     list the types instead (as pb types)
+              -i, --item N         read item N (from 0) of the items pasteboardd holds
                   --timeout MS     how long to wait for the owner (default 5000)
             """
         case "types": return """
-            usage: pb types [-p|-b|-P NAME] [--timeout MS]
+            usage: pb types [-p|-b|-P NAME] [--timeout MS] [--items]
 
-            Lists the targets the pasteboard's owner offers, one per line.
+            Lists the targets the pasteboard's owner offers, one per line. --items lists each item
+            pasteboardd holds and its types instead.
             """
         case "count": return """
             usage: pb count [-p|-b|-P NAME]
@@ -82,6 +86,26 @@ public enum Usage {
 
             Prints pasteboardd's status as "key: value" lines: version, display, each pasteboard's count
             and whether the daemon owns it, INCR transfers in flight, control clients.
+            """
+        case "pasteboard": return """
+            usage: pb pasteboard list
+                   pb pasteboard create NAME [--persistent]
+                   pb pasteboard remove NAME
+
+            A named pasteboard is the X selection NAME, owned and served by pasteboardd, with its own
+            changeCount. Any X client that knows the name can read it (GTK, Tk, python-xlib; not xclip or
+            xsel, which only address PRIMARY, SECONDARY and CLIPBOARD). Use it with -P NAME on any command.
+            --persistent keeps it across daemon restarts.
+            """
+        case "watch": return """
+            usage: pb watch [-p|-b|-P NAME]... [--json|-0] [COMMAND [ARGS...]]
+
+            Waits for changes (pushed by pasteboardd, no polling) and prints one record per change:
+            pasteboard, changeCount, state, types. --json prints one JSON object per line, -0 ends each
+            record with NUL. With COMMAND, runs it once per change instead, with the new text on its
+            standard input and CLIPBOARD_STATE (data, clear, nil, sensitive), CLIPBOARD_TYPE,
+            PASTEBOARD_NAME and PASTEBOARD_CHANGE_COUNT in its environment, as wl-paste --watch does.
+            Without -p/-b/-P, every pasteboard is watched.
             """
         case "help": return "usage: pb help [COMMAND]"
         case "pbcopy": return """

@@ -18,6 +18,8 @@ public final class Daemon {
     private var notifier: SystemdNotifier
     private var stopping = false
     private var persistedCounts: [PasteboardName: UInt64] = [:]
+    private var persistentNames: Set<PasteboardName> = []
+    private var stateDirectory: String?
 
     public init(options: DaemonOptions, environment: [String: String]) {
         self.options = options
@@ -44,13 +46,20 @@ public final class Daemon {
         service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(options.transferTimeoutMilliseconds), log: log)
         let directories = XDGDirectories(environment: environment)
         do {
-            service.countStore = CountStore(directory: try directories.createState())
+            stateDirectory = try directories.createState()
+            service.countStore = CountStore(directory: stateDirectory)
         } catch {
             log.warning("cannot use the state directory, counts are kept in memory: \(error)")
         }
         persistedCounts = service.countStore.load()
         service.watch(.general, persistedCount: persistedCounts[.general] ?? 0)
         service.watch(.primary, persistedCount: persistedCounts[.primary] ?? 0)
+        persistentNames = loadPersistentNames()
+        for name in persistentNames.sorted(by: { $0.rawValue < $1.rawValue }) {
+            service.watch(name, persistedCount: persistedCounts[name] ?? 0)
+        }
+        service.retiredCounts = persistedCounts.filter { name, _ in service.count(of: name) == nil }
+        service.onChange = { [weak self] name, count, state, types in self?.broadcast(name, count, state, types) }
         do {
             _ = try directories.createRuntime()
             server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
@@ -139,16 +148,56 @@ public final class Daemon {
                                daemonVersion: PasteboardVersion.string), to: client)
         case .setItems(let pasteboard, let items, let options):
             guard let name = pasteboardName(pasteboard, for: client) else { return }
-            let content: PasteboardContent
-            do {
-                content = PasteboardContent(items: try items.map(Self.coreItem), isSensitive: options.contains(.sensitive))
-            } catch {
-                server.send(.error(code: .badRequest, message: "\(error)"), to: client)
+            own(name, items: items, sensitive: options.contains(.sensitive), appending: false, client: client)
+        case .addItems(let pasteboard, let items):
+            guard let name = pasteboardName(pasteboard, for: client) else { return }
+            own(name, items: items, sensitive: false, appending: true, client: client)
+        case .items(let pasteboard):
+            guard let name = pasteboardName(pasteboard, for: client) else { return }
+            guard let content = service.content(of: name) else {
+                server.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"), to: client)
                 return
             }
-            service.own(name, content: content) { [server] result in
-                server?.send(Self.response(result, name), to: client)
+            do {
+                server.send(.items(try content.items.map(Self.wireItem)), to: client)
+            } catch {
+                server.send(.error(code: .internal, message: "\(error)"), to: client)
             }
+        case .watch(let pasteboards):
+            var names: Set<String> = []
+            for raw in pasteboards {
+                guard let name = pasteboardName(raw, for: client) else { return }
+                names.insert(name.rawValue)
+            }
+            server.clients[client]?.watched = names
+            server.send(.ok, to: client)
+        case .pasteboards:
+            server.send(.pasteboards(service.boards.values.sorted { $0.name.rawValue < $1.name.rawValue }.map {
+                PasteboardInfo(name: $0.name.rawValue, changeCount: $0.counter.count,
+                               persistent: persistentNames.contains($0.name), owned: $0.served != nil)
+            }), to: client)
+        case .createPasteboard(let raw, let persistent):
+            guard let name = PasteboardName.named(raw), !name.isStandard else {
+                server.send(.error(code: .badRequest, message: "'\(raw)' cannot be created: a name is 1 to 255 bytes without control characters, and CLIPBOARD, PRIMARY and SECONDARY always exist"), to: client)
+                return
+            }
+            guard pasteboardName(raw, for: client) != nil else { return }
+            if persistent { persistentNames.insert(name) } else { persistentNames.remove(name) }
+            savePersistentNames()
+            server.send(.changeCount(pasteboard: name.rawValue, count: service.count(of: name) ?? 0), to: client)
+        case .removePasteboard(let raw):
+            guard let name = PasteboardName.named(raw), !name.isStandard else {
+                server.send(.error(code: .badRequest, message: "'\(raw)' cannot be removed: CLIPBOARD, PRIMARY and SECONDARY always exist"), to: client)
+                return
+            }
+            guard service.count(of: name) != nil else {
+                server.send(.error(code: .notFound, message: "no pasteboard named \(name)"), to: client)
+                return
+            }
+            service.unwatch(name)
+            persistentNames.remove(name)
+            savePersistentNames()
+            server.send(.ok, to: client)
         case .clear(let pasteboard):
             guard let name = pasteboardName(pasteboard, for: client) else { return }
             service.clear(name) { [server] result in server?.send(Self.response(result, name), to: client) }
@@ -160,7 +209,8 @@ public final class Daemon {
                          StatusPair("display", options.display ?? environment["DISPLAY"] ?? ""),
                          StatusPair("incr-chunk-bytes", String(service.chunkSize)),
                          StatusPair("transfers", String(service.transfers.count)),
-                         StatusPair("clients", String(server.clients.count))]
+                         StatusPair("clients", String(server.clients.count)),
+                         StatusPair("watchers", String(server.clients.values.filter { $0.watched != nil }.count))]
             for board in service.boards.values.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
                 pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
                 pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))
@@ -185,6 +235,58 @@ public final class Daemon {
             service.watch(name, persistedCount: persistedCounts[name] ?? 0)
         }
         return name
+    }
+
+    /// Sets (or, `appending`, adds to) the content of `name` and answers the client with the new count.
+    /// Adding to a pasteboard another application owns starts from its items as pasteboardd holds them:
+    /// none yet, so the added items become the content.
+    private func own(_ name: PasteboardName, items: [ControlProtocol.PasteboardItem], sensitive: Bool,
+                     appending: Bool, client: ClientID) {
+        var content: PasteboardContent
+        do {
+            content = PasteboardContent(items: try items.map(Self.coreItem), isSensitive: sensitive)
+        } catch {
+            server.send(.error(code: .badRequest, message: "\(error)"), to: client)
+            return
+        }
+        if appending, let current = service.content(of: name) {
+            content = PasteboardContent(items: current.items + content.items, isSensitive: current.isSensitive)
+        }
+        guard content.items.count <= 1024 else {
+            server.send(.error(code: .tooLarge, message: "a pasteboard holds at most 1024 items"), to: client)
+            return
+        }
+        service.own(name, content: content) { [server] result in
+            server?.send(Self.response(result, name), to: client)
+        }
+    }
+
+    private static func wireItem(_ item: PasteboardCore.PasteboardItem) throws -> ControlProtocol.PasteboardItem {
+        try ControlProtocol.PasteboardItem(item.representations.map { (type: $0.type.rawValue, data: $0.data) })
+    }
+
+    /// Tells every watching client about a change.
+    private func broadcast(_ name: PasteboardName, _ count: UInt64, _ state: SelectionService.ChangeState, _ types: [PasteboardType]) {
+        for client in server.clients.values {
+            guard let watched = client.watched, watched.isEmpty || watched.contains(name.rawValue) else { continue }
+            server.send(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue), to: client.id)
+        }
+    }
+
+    private var persistentNamesPath: String? { stateDirectory.map { $0 + "/pasteboards" } }
+
+    private func savePersistentNames() {
+        guard let path = persistentNamesPath else { return }
+        let text = persistentNames.map(\.rawValue).sorted().map { $0 + "\n" }.joined()
+        do { try AtomicFile.write(Array(text.utf8), to: path) } catch {
+            log.warning("cannot save the list of persistent pasteboards: \(error)")
+        }
+    }
+
+    private func loadPersistentNames() -> Set<PasteboardName> {
+        guard let path = persistentNamesPath, let bytes = try? FileSystem.readFile(path, limit: 1 << 20) else { return [] }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { PasteboardName.named(String($0)) }
+            .filter { !$0.isStandard })
     }
 
     private static func coreItem(_ item: ControlProtocol.PasteboardItem) throws -> PasteboardCore.PasteboardItem {

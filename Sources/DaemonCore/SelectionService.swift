@@ -70,10 +70,26 @@ final class SelectionService {
     private var transfersPerWindow: [WindowID: Int] = [:]
     private var operations: [(serial: UInt64, operation: Operation)] = []
 
-    /// Called after a pasteboard's count moved (for watchers).
-    var onChange: ((PasteboardName, UInt64) -> Void)?
+    /// What a change left on the pasteboard, for watchers (`CLIPBOARD_STATE` in wl-paste's terms).
+    enum ChangeState: String, Sendable {
+        /// The daemon serves new content.
+        case data
+        /// The daemon serves secret content.
+        case sensitive
+        /// A client (or `pb clear`) set the owner to None.
+        case clear
+        /// Another client owns it now.
+        case foreign
+        /// The owner's window died or its client closed: nobody owns it.
+        case empty
+    }
+
+    /// Called after a pasteboard's count moved: name, count, state, and the types when the daemon serves it.
+    var onChange: ((PasteboardName, UInt64, ChangeState, [PasteboardType]) -> Void)?
     /// Where counts survive restarts.
     var countStore = CountStore(directory: nil)
+    /// Counts of pasteboards no longer watched, kept so a re-created one never repeats a value.
+    var retiredCounts: [PasteboardName: UInt64] = [:]
 
     init(x: XConnection, clock: any MonotonicClock, transferTimeout: Duration, log: Logger) {
         self.x = x
@@ -117,10 +133,29 @@ final class SelectionService {
         boards.values.first { $0.name == name }?.served != nil
     }
 
+    /// The content the daemon serves for `name`, if it owns it.
+    func content(of name: PasteboardName) -> PasteboardContent? {
+        boards.values.first { $0.name == name }?.served?.content
+    }
+
+    /// Stops watching and serving `name` (a named pasteboard being removed): releases it if owned.
+    func unwatch(_ name: PasteboardName) {
+        guard let (selection, board) = boards.first(where: { $0.value.name == name }) else { return }
+        if let served = board.served, x.selectionOwner(selection) == ownerWindow {
+            x.setSelectionOwner(selection, owner: .none, time: served.acquiredAt)
+        }
+        x.watchSelection(selection, on: ownerWindow, mask: [])
+        x.deleteProperty(x.root, board.countProperty)
+        retiredCounts[name] = board.counter.count
+        boards[selection] = nil
+    }
+
     private func publish(_ selection: Atom) {
         guard let board = boards[selection] else { return }
         do {
-            try countStore.save(Dictionary(uniqueKeysWithValues: boards.values.map { ($0.name, $0.counter.count) }))
+            var counts = retiredCounts
+            for board in boards.values { counts[board.name] = board.counter.count }
+            try countStore.save(counts)
         } catch {
             log.limited(.warning, key: "count-store", "cannot save change counts: \(error)")
         }
@@ -173,8 +208,8 @@ final class SelectionService {
             let count = board.counter.recordOwnChange(ownerIsUs: true, time: time)
             boards[selection] = board
             publish(selection)
-            log.info("took \(board.name) (count \(count), \(content.types.count) types, \(content.byteCount) bytes)")
-            onChange?(board.name, count)
+            log.info("took \(board.name) (count \(count), \(content.items.count) items, \(content.types.count) types, \(content.byteCount) bytes)")
+            onChange?(board.name, count, content.isSensitive ? .sensitive : .data, content.types)
             completion(.success(count))
         case .clear(let selection, let completion):
             guard var board = boards[selection] else { return }
@@ -185,7 +220,7 @@ final class SelectionService {
             boards[selection] = board
             publish(selection)
             log.info("cleared \(board.name) (count \(count))")
-            onChange?(board.name, count)
+            onChange?(board.name, count, .clear, [])
             completion(.success(count))
         }
     }
@@ -231,21 +266,24 @@ final class SelectionService {
     private func ownerChanged(_ change: SelectionOwnerChange) {
         guard var board = boards[change.selection] else { return }
         let counted: Bool
+        let state: ChangeState
         switch change.kind {
         case .setOwner:
             let ownerIsUs = change.owner == ownerWindow
             counted = board.counter.observeOwnerChange(ownerIsUs: ownerIsUs, selectionTime: change.selectionTime)
             if !ownerIsUs { board.served = nil }
+            state = change.owner.isNone ? .clear : .foreign
         case .windowDestroyed, .clientClosed:
             // The owner went away and the selection is empty now: a change users notice.
             _ = board.counter.recordExternalChange()
             counted = true
+            state = .empty
         }
         boards[change.selection] = board
         if counted {
             publish(change.selection)
             log.debug("\(board.name) changed (count \(board.counter.count))")
-            onChange?(board.name, board.counter.count)
+            onChange?(board.name, board.counter.count, state, [])
         }
     }
 

@@ -24,6 +24,8 @@ struct Runner {
         case .copy(let request): return copy(request)
         case .clear(let name): return clear(name)
         case .status: return daemonStatus()
+        case .pasteboards(let request): return pasteboards(request)
+        case .watch(let request): return watch(request)
         case .convert(let request): return convert(request)
         }
     }
@@ -52,6 +54,7 @@ struct Runner {
     // MARK: - Reading the selection directly
 
     func paste(_ request: PasteRequest) -> ExitCode {
+        if let index = request.item { return pasteItem(request, index: index) }
         guard let x = connect() else { return .failure }
         let reader = SelectionReader(x: x)
         let selection = x.intern(request.pasteboard.rawValue)
@@ -93,6 +96,7 @@ struct Runner {
     }
 
     func types(_ request: TypesRequest) -> ExitCode {
+        if request.items { return itemTypes(request) }
         guard let x = connect() else { return .failure }
         let reader = SelectionReader(x: x)
         do {

@@ -40,5 +40,21 @@ def tk(selection="CLIPBOARD"):
     root.destroy()
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1] in ("gtk", "qt", "tk"):
     {"gtk": gtk, "qt": qt, "tk": tk}[sys.argv[1]](*sys.argv[2:])
+
+
+def gtk_own(selection, text):
+    """Owns the selection `selection` with `text` through GTK, prints "ready", serves until killed."""
+    import gi
+    gi.require_version("Gtk", "3.0")
+    gi.require_version("Gdk", "3.0")
+    from gi.repository import Gdk, GLib, Gtk
+    clipboard = Gtk.Clipboard.get(Gdk.Atom.intern(selection, False))
+    clipboard.set_text(text, -1)
+    GLib.idle_add(lambda: print("ready", flush=True) and False)
+    Gtk.main()
+
+
+if __name__ == "__main__" and sys.argv[1] == "gtk-own":
+    gtk_own(*sys.argv[2:])
