@@ -23,6 +23,7 @@ public enum CommandLineParser {
         case "-h", "--help": return .help(nil)
         case "--version", "-V": return .version
         case "help":
+            if rest == ["-h"] || rest == ["--help"] { return .help("help") }
             guard rest.count <= 1 else { throw UsageError("help takes at most one command name", command: "help") }
             if let topic = rest.first, !Usage.commands.contains(topic) {
                 throw UsageError("no such command: \(topic)", command: nil)
@@ -94,6 +95,7 @@ public enum CommandLineParser {
                 case "trim-newline": request.trimNewline = true
                 case "type":
                     let (typeName, path) = splitTypeAndFile(value ?? "")
+                    if path == "" { throw UsageError("-t \(typeName)= names no file", command: "copy") }
                     request.sources.append((try resolveType(typeName, command: "copy"), path))
                 default: break
                 }
@@ -116,16 +118,19 @@ public enum CommandLineParser {
         return .copy(request)
     }
 
-    /// Splits `TYPE=FILE`. A MIME parameter (`text/plain;charset=utf-8`) is not a split point: the last
-    /// `=` splits only when what precedes it is not a bare `;name` parameter.
+    /// Splits `TYPE=FILE` at the first `=` that is not a MIME parameter's (`;charset=utf-8`), so that
+    /// file names may contain `=`. An empty file name after `=` is returned as "" (an error for the caller).
     static func splitTypeAndFile(_ value: String) -> (String, String?) {
-        guard let equals = value.lastIndex(of: "=") else { return (value, nil) }
-        let left = value[..<equals]
-        if let semicolon = left.lastIndex(of: ";"), !left[semicolon...].contains("=") {
-            return (value, nil)
+        var searchFrom = value.startIndex
+        while let equals = value[searchFrom...].firstIndex(of: "=") {
+            let left = value[..<equals]
+            if let semicolon = left.lastIndex(of: ";"), !left[semicolon...].contains("=") {
+                searchFrom = value.index(after: equals)   // a parameter's own `=`
+                continue
+            }
+            return (String(left), String(value[value.index(after: equals)...]))
         }
-        let path = String(value[value.index(after: equals)...])
-        return (String(left), path.isEmpty ? nil : path)
+        return (value, nil)
     }
 
     static func parsePaste(_ arguments: [String]) throws(UsageError) -> Command {

@@ -57,7 +57,7 @@ final class ServedContent {
         if let rtfd = content.data(for: .flatRTFD) { return (.rtfd, rtfd) }
         for type in PasteboardType.rtfFamily { if let rtf = content.data(for: type) { return (.rtf, rtf) } }
         if let html = content.data(for: .html) { return (.html, html) }
-        if let (type, bytes) = content.utf8Text { return (.txt, type == .string ? Latin1.decode(bytes) : bytes) }
+        if let text = content.utf8Text { return (.txt, text.bytes) }
         return nil
     }
 
@@ -71,12 +71,7 @@ final class ServedContent {
         }
         let value: PropertyValue?
         if type.isText {
-            let utf8: [UInt8]?
-            if let (sourceType, bytes) = content.utf8Text {
-                utf8 = sourceType == .string ? Latin1.decode(bytes) : bytes
-            } else {
-                utf8 = document(.txt)
-            }
+            let utf8 = content.utf8Text?.bytes ?? document(.txt)
             value = utf8.flatMap { textTargets.value(for: target, utf8: $0, compoundText: compoundText) }
         } else if PasteboardType.rtfFamily.contains(type) {
             // LibreOffice and others put the same RTF under each of these names.

@@ -1,3 +1,5 @@
+import Selection
+
 /// One item on a pasteboard: the same content in several representations, each a type and its bytes.
 /// Order is the owner's preference; a type appears at most once.
 public struct PasteboardItem: Equatable, Sendable {
@@ -69,12 +71,12 @@ public struct PasteboardContent: Equatable, Sendable {
         return items.lazy.compactMap { $0.data(for: type) }.first
     }
 
-    /// The plain text of the first item that carries any text target, as UTF-8, with its source type.
-    /// `STRING` is Latin-1 and is decoded.
+    /// The plain text of the first item that carries any text target, as UTF-8 (`STRING` is Latin-1
+    /// and is decoded), with the type it came from. `COMPOUND_TEXT` is not decoded here (it needs Xlib).
     public var utf8Text: (type: PasteboardType, bytes: [UInt8])? {
         for item in items {
             for (type, data) in item.representations where type.isText && type != .compoundText {
-                return (type, data)
+                return (type, type == .string ? Latin1.decode(data) : data)
             }
         }
         return nil

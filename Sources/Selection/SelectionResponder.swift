@@ -60,8 +60,16 @@ public struct SelectionResponder: Sendable {
             return plan
         }
         if request.target == atoms.multiple {
+            // Each target is converted once per request, however many pairs name it.
+            var converted: [Atom: PropertyValue?] = [:]
+            let once: (Atom) -> PropertyValue? = { target in
+                if let done = converted[target] { return done }
+                let value = convert(target)
+                converted[target] = .some(value)
+                return value
+            }
             planMultiple(request, acquiredAt: acquiredAt, offered: offered, pairs: multiplePairs,
-                         convert: convert, into: &plan)
+                         convert: once, into: &plan)
             return plan
         }
         let property = request.property.isNone ? request.target : request.property
@@ -123,7 +131,7 @@ public struct SelectionResponder: Sendable {
             value = PropertyValue(type: atoms.atom, longs: targetsList(offered: offered).map(\.rawValue))
         } else if target == atoms.timestamp {
             value = PropertyValue(type: atoms.integer, longs: [acquiredAt.rawValue])
-        } else if target == atoms.delete || target == atoms.insertSelection || target == atoms.insertProperty {
+        } else if atoms.sideEffectTargets.contains(target) {
             plan.refusals.append(.sideEffectTarget(target))
             return false
         } else if offered.contains(target), let converted = convert(target) {

@@ -44,6 +44,15 @@ final class CopyCommandTests: XCTestCase {
         XCTAssertEqual(request.sources.map(\.path), ["page.html", "/tmp/a b.png"])
     }
 
+    func testFileNamesMayContainEquals() throws {
+        let request = try copy(["-t", "html=report=v2.html", "-t", "text/plain;charset=utf-8=a=b.txt"])
+        XCTAssertEqual(request.sources.map(\.type), [.html, .utf8PlainText])
+        XCTAssertEqual(request.sources.map(\.path), ["report=v2.html", "a=b.txt"])
+        XCTAssertThrowsError(try copy(["-t", "html="])) { error in
+            XCTAssertTrue("\(error)".contains("names no file"), "\(error)")
+        }
+    }
+
     func testTypeWithoutFileReadsStandardInput() throws {
         let request = try copy(["-t", "rtf"])
         XCTAssertEqual(request.sources.map(\.type), [.rtf])

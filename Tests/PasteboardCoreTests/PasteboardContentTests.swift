@@ -79,4 +79,10 @@ final class PasteboardContentTests: XCTestCase {
         XCTAssertTrue(content.isSensitive)
         XCTAssertFalse(PasteboardContent(items: []).isSensitive)
     }
+
+    func testUTF8TextDecodesLatin1String() throws {
+        let content = PasteboardContent(items: [try PasteboardItem([(.string, [0x63, 0x61, 0x66, 0xE9])])])
+        XCTAssertEqual(content.utf8Text?.type, .string)
+        XCTAssertEqual(content.utf8Text?.bytes, Array("café".utf8))
+    }
 }

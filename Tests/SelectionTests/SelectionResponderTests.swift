@@ -237,6 +237,21 @@ final class SelectionResponderTests: XCTestCase {
         XCTAssertEqual(converter.calls, [atoms.utf8String, htmlAtom], "each content target converted once")
     }
 
+    func testMultipleNamingOneTargetTwiceConvertsItOnce() {
+        let (plan, converter) = multiple([htmlAtom, Atom(201), htmlAtom, Atom(202)])
+        XCTAssertEqual(plan.writes.map(\.property), [Atom(201), Atom(202)])
+        XCTAssertEqual(plan.writes[0].value, plan.writes[1].value)
+        XCTAssertEqual(converter.calls, [htmlAtom], "converted once per request")
+    }
+
+    func testSaveTargetsIsASideEffectOnAContentSelection() {
+        let plan = responder().plan(for: request(atoms.saveTargets), acquiredAt: acquired,
+                                    offered: [atoms.saveTargets], multiplePairs: nil, convert: { _ in
+                                        XCTFail("SAVE_TARGETS is never converted as data"); return nil })
+        XCTAssertTrue(plan.isRefused)
+        XCTAssertEqual(plan.refusals, [.sideEffectTarget(atoms.saveTargets)])
+    }
+
     func testMultipleWithOneFailingPairWritesItBackAsNone() {
         // png is offered but the converter cannot produce it.
         let (plan, _) = multiple([atoms.utf8String, Atom(201), pngAtom, Atom(202), htmlAtom, Atom(203)])
