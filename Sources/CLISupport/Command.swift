@@ -13,6 +13,10 @@ public enum Command: Equatable, Sendable {
     case pasteboards(PasteboardsRequest)
     /// `pb watch`: one record per change, or a command run per change.
     case watch(WatchRequest)
+    /// `pb history ...`.
+    case history(HistoryRequest)
+    /// `pb pause` (true) and `pb resume` (false): stop and start recording.
+    case pause(Bool)
     case convert(ConvertRequest)
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
@@ -60,6 +64,15 @@ public enum PasteboardsRequest: Equatable, Sendable {
     case list
     case create(PasteboardName, persistent: Bool)
     case remove(PasteboardName)
+}
+
+/// `pb history`: list, show, copy, delete, clear. Entries are numbered from 0, the newest.
+public enum HistoryRequest: Equatable, Sendable {
+    case list(limit: Int, json: Bool)
+    case show(Int, types: [PasteboardType])
+    case copy(Int)
+    case delete(Int)
+    case clear
 }
 
 /// `pb watch`.

@@ -37,6 +37,11 @@ public enum CommandLineParser {
         case "convert": return try parseConvert(rest)
         case "pasteboard", "pasteboards": return try parsePasteboards(rest)
         case "watch": return try parseWatch(rest)
+        case "history": return try parseHistory(rest)
+        case "pause", "resume":
+            if rest == ["-h"] || rest == ["--help"] { return .help(verb) }
+            guard rest.isEmpty else { throw UsageError("\(verb) takes no arguments", command: verb) }
+            return .pause(verb == "pause")
         case "status":
             if rest == ["-h"] || rest == ["--help"] { return .help("status") }
             guard rest.isEmpty else { throw UsageError("status takes no arguments", command: "status") }
@@ -267,6 +272,49 @@ public enum CommandLineParser {
         case "create": return .pasteboards(.create(try name(), persistent: persistent))
         case "remove": return .pasteboards(.remove(try name()))
         default: throw UsageError("unknown pasteboard action '\(action)' (list, create, remove)", command: "pasteboard")
+        }
+    }
+
+    static func parseHistory(_ arguments: [String]) throws(UsageError) -> Command {
+        let action = arguments.first ?? "list"
+        let scanner = ArgumentScanner(options: [
+            helpOption, .init(short: "t", long: "type", takesValue: true),
+            .init(short: nil, long: "limit", takesValue: true), .init(short: "j", long: "json"),
+        ], command: "history")
+        var operands: [String] = []
+        var types: [PasteboardType] = []
+        var limit = 0
+        var json = false
+        for token in try scanner.scan(Array(arguments.dropFirst(arguments.isEmpty ? 0 : 1))) {
+            switch token {
+            case .operand(let operand): operands.append(operand)
+            case .option("help", _): return .help("history")
+            case .option("type", let value): types.append(try resolveType(value ?? "", command: "history"))
+            case .option("json", _): json = true
+            case .option(_, let value):
+                guard let value, let n = Int(value), n > 0 else { throw UsageError("--limit takes a positive number", command: "history") }
+                limit = n
+            }
+        }
+        func index() throws(UsageError) -> Int {
+            guard operands.count == 1, let n = Int(operands[0]), n >= 0 else {
+                throw UsageError("history \(action) takes one entry number (0 is the newest)", command: "history")
+            }
+            return n
+        }
+        switch action {
+        case "-h", "--help": return .help("history")
+        case "list", "--limit", "--json", "-j":
+            if action != "list" { return try parseHistory(["list"] + arguments) }
+            guard operands.isEmpty else { throw UsageError("history list takes no entry number", command: "history") }
+            return .history(.list(limit: limit, json: json))
+        case "show": return .history(.show(try index(), types: types))
+        case "copy": return .history(.copy(try index()))
+        case "delete": return .history(.delete(try index()))
+        case "clear":
+            guard operands.isEmpty else { throw UsageError("history clear takes no arguments", command: "history") }
+            return .history(.clear)
+        default: throw UsageError("unknown history action '\(action)' (list, show, copy, delete, clear)", command: "history")
         }
     }
 

@@ -1,6 +1,6 @@
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
-    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "watch", "help"]
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "watch", "history", "pause", "resume", "help"]
 
     public static let overview = """
     usage: pb <command> [options]
@@ -17,6 +17,9 @@ public enum Usage {
       status    show what pasteboardd is doing
       pasteboard list, create or remove named pasteboards
       watch     print a record, or run a command, at each change
+      history   list, show, copy back, delete or clear past clipboard contents
+      pause     stop recording (no reading, history or takeover) until resume
+      resume    start recording again
       help      show help for a command
 
     pasteboards: -b/--clipboard (the default, CLIPBOARD), -p/--primary (PRIMARY),
@@ -107,6 +110,25 @@ public enum Usage {
             PASTEBOARD_NAME and PASTEBOARD_CHANGE_COUNT in its environment, as wl-paste --watch does.
             Without -p/-b/-P, every pasteboard is watched.
             """
+        case "history": return """
+            usage: pb history [list] [--limit N] [--json]
+                   pb history show N [-t TYPE]...
+                   pb history copy N
+                   pb history delete N
+                   pb history clear
+
+            The clipboard history pasteboardd keeps (newest first, numbered from 0): every CLIPBOARD change
+            whose content it read, never secret content. list prints number, time (UTC), size, types and a
+            preview of the text. show writes entry N's content (text unless -t says otherwise); copy puts it
+            back on the clipboard with all its types; clear also removes it from disk.
+            """
+        case "pause": return """
+            usage: pb pause
+
+            Stops recording: pasteboardd reads nothing new, adds nothing to history and takes nothing over,
+            until pb resume. What it already serves stays served.
+            """
+        case "resume": return "usage: pb resume\n\nStarts recording again after pb pause."
         case "help": return "usage: pb help [COMMAND]"
         case "pbcopy": return """
             usage: pbcopy [-pboard general|find|font|ruler|primary|NAME]

@@ -18,12 +18,15 @@ public final class Daemon {
     private var notifier: SystemdNotifier
     private var stopping = false
     private var persistedCounts: [PasteboardName: UInt64] = [:]
+    private var configuration: DaemonConfiguration
+    private var manager: ClipboardManager!
     private var persistentNames: Set<PasteboardName> = []
     private var stateDirectory: String?
 
-    public init(options: DaemonOptions, environment: [String: String]) {
+    public init(options: DaemonOptions, environment: [String: String], configuration: DaemonConfiguration = DaemonConfiguration()) {
         self.options = options
         self.environment = environment
+        self.configuration = configuration
         log = Logger(environment: environment, verbose: options.verbose)
         notifier = SystemdNotifier(environment: environment)
     }
@@ -43,7 +46,7 @@ public final class Daemon {
             log.error("the X server lacks the XFixes extension, which pasteboardd needs to watch owners")
             return 1
         }
-        service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(options.transferTimeoutMilliseconds), log: log)
+        service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(configuration.transferTimeoutMs), log: log)
         let directories = XDGDirectories(environment: environment)
         do {
             stateDirectory = try directories.createState()
@@ -60,6 +63,10 @@ public final class Daemon {
         }
         service.retiredCounts = persistedCounts.filter { name, _ in service.count(of: name) == nil }
         service.onChange = { [weak self] name, count, state, types in self?.broadcast(name, count, state, types) }
+        manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
+                                   stateDirectory: stateDirectory)
+        service.manager = manager
+        manager.start()
         do {
             _ = try directories.createRuntime()
             server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
@@ -94,8 +101,11 @@ public final class Daemon {
             }
             let now = clock.now()
             service.expireTransfers(now: now)
+            manager.expire(now: now)
             server.expireIdle(now: now)
-            let deadline = [service.nextDeadline, server.nextDeadline].compactMap { $0 }.min()
+            let deadline = [service.nextDeadline, server.nextDeadline, manager.nextDeadline].compactMap { $0 }.min()
+            // Timers may have queued requests (a takeover): send them before blocking.
+            if x.pendingEvents() > 0 { continue }
 
             let clientPolls = server.pollRequests()
             let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable)]
@@ -128,7 +138,7 @@ public final class Daemon {
                 log.info("received \(signal), stopping")
                 stopping = true
             case .hangup:
-                log.info("received SIGHUP (nothing to reload yet)")
+                reloadConfiguration()
             default:
                 break
             }
@@ -210,14 +220,64 @@ public final class Daemon {
                          StatusPair("incr-chunk-bytes", String(service.chunkSize)),
                          StatusPair("transfers", String(service.transfers.count)),
                          StatusPair("clients", String(server.clients.count)),
-                         StatusPair("watchers", String(server.clients.values.filter { $0.watched != nil }.count))]
+                         StatusPair("watchers", String(server.clients.values.filter { $0.watched != nil }.count)),
+                         StatusPair("recording", manager.paused ? "paused" : "on"),
+                         StatusPair("history", String(manager.history.entries.count))]
             for board in service.boards.values.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
                 pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
                 pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))
             }
             server.send(.status(pairs: pairs), to: client)
-        default:
-            server.send(.error(code: .unavailable, message: "\(request.kind) is not supported by this version of pasteboardd"), to: client)
+        case .history(let limit):
+            let entries = manager.history.entries.prefix(Int(limit == 0 ? UInt32.max : limit)).enumerated().map { index, entry in
+                HistoryEntry(index: UInt32(index), timestamp: entry.time, pasteboard: entry.pasteboard.rawValue,
+                             types: entry.types, size: entry.size, preview: entry.preview)
+            }
+            server.send(.history(Array(entries)), to: client)
+        case .historyItem(let index):
+            guard let content = manager.history.content(at: Int(index)) else {
+                server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
+                return
+            }
+            do { server.send(.items(try content.items.map(Self.wireItem)), to: client) } catch {
+                server.send(.error(code: .internal, message: "\(error)"), to: client)
+            }
+        case .historyCopy(let index):
+            guard let content = manager.history.content(at: Int(index)) else {
+                server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
+                return
+            }
+            service.own(.general, content: content) { [server] result in
+                server?.send(Self.response(result, .general), to: client)
+            }
+        case .historyDelete(let index):
+            if manager.history.delete(at: Int(index)) { server.send(.ok, to: client) } else {
+                server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
+            }
+        case .historyClear:
+            manager.history.clear()
+            log.info("history cleared")
+            server.send(.ok, to: client)
+        case .pause:
+            manager.paused = true
+            log.info("recording paused")
+            server.send(.ok, to: client)
+        case .resume:
+            manager.paused = false
+            log.info("recording resumed")
+            server.send(.ok, to: client)
+        }
+    }
+
+    /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.
+    private func reloadConfiguration() {
+        do {
+            let reloaded = try DaemonConfiguration.load(environment: environment)
+            configuration = reloaded
+            manager.configuration = reloaded
+            log.info("reloaded the configuration")
+        } catch {
+            log.error("\(error); keeping the running configuration")
         }
     }
 
@@ -248,6 +308,10 @@ public final class Daemon {
         } catch {
             server.send(.error(code: .badRequest, message: "\(error)"), to: client)
             return
+        }
+        if sensitive, !content.items.isEmpty, !content.types.contains(PasteboardType("x-kde-passwordManagerHint")) {
+            // Tell other clipboard managers (Klipper, CopyQ) to keep it out of their history too.
+            try? content.items[0].add(PasteboardType("x-kde-passwordManagerHint"), Array("secret".utf8))
         }
         if appending, let current = service.content(of: name) {
             content = PasteboardContent(items: current.items + content.items, isSensitive: current.isSensitive)

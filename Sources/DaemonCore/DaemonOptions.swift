@@ -3,8 +3,6 @@ public struct DaemonOptions: Equatable, Sendable {
     /// The X display (nil: `$DISPLAY`).
     public var display: String?
     public var verbose = false
-    /// How long an INCR requestor may stay idle before its transfer is dropped.
-    public var transferTimeoutMilliseconds = 5000
     /// The largest request a control client may send (a copy's whole data), in bytes.
     public var maximumRequestBytes = 320 << 20
 
@@ -12,6 +10,8 @@ public struct DaemonOptions: Equatable, Sendable {
 
     public enum Parsed: Equatable, Sendable {
         case run(DaemonOptions)
+        /// Validate the configuration file and exit.
+        case checkConfig
         case help
         case version
     }
@@ -25,6 +25,7 @@ public struct DaemonOptions: Equatable, Sendable {
 
       --display DISPLAY   the X display (default: $DISPLAY)
       -v, --verbose       log debug events too
+          --check-config  validate $XDG_CONFIG_HOME/pasteboard/config.json and exit
       -h, --help          show this help
           --version       show the version
     """
@@ -38,6 +39,7 @@ public struct DaemonOptions: Equatable, Sendable {
             switch argument {
             case "-h", "--help": return .success(.help)
             case "--version": return .success(.version)
+            case "--check-config": return .success(.checkConfig)
             case "-v", "--verbose": options.verbose = true
             case "--display":
                 index += 1

@@ -44,8 +44,11 @@ final class SelectionService {
     }
 
     private enum PendingChange {
-        case own(Atom, PasteboardContent, Completion)
+        /// Take a pasteboard; `silent` re-serves content the daemon already had (no new change).
+        case own(Atom, PasteboardContent, silent: Bool, Completion)
         case clear(Atom, Completion)
+        /// Take a selection that is not a pasteboard (CLIPBOARD_MANAGER); nil time if it failed.
+        case acquire(Atom, (Timestamp?) -> Void)
     }
 
     /// What a request serial was spent on, so an X error can be traced to its cause.
@@ -86,6 +89,8 @@ final class SelectionService {
 
     /// Called after a pasteboard's count moved: name, count, state, and the types when the daemon serves it.
     var onChange: ((PasteboardName, UInt64, ChangeState, [PasteboardType]) -> Void)?
+    /// The clipboard manager: snapshots, takeover, CLIPBOARD_MANAGER, history (nil: none).
+    weak var manager: ClipboardManager?
     /// Where counts survive restarts.
     var countStore = CountStore(directory: nil)
     /// Counts of pasteboards no longer watched, kept so a re-created one never repeats a value.
@@ -168,13 +173,28 @@ final class SelectionService {
 
     /// Takes `name` with `content`. Completes with the new changeCount once the server confirmed the
     /// daemon as owner, so that a client told "done" can paste at once.
-    func own(_ name: PasteboardName, content: PasteboardContent, completion: @escaping Completion) {
+    func own(_ name: PasteboardName, content: PasteboardContent, silent: Bool = false, completion: @escaping Completion) {
         guard let selection = boards.first(where: { $0.value.name == name })?.key else {
             completion(.failure(.notWatched(name)))
             return
         }
-        pending.append(.own(selection, content, completion))
+        pending.append(.own(selection, content, silent: silent, completion))
         requestServerTime()
+    }
+
+    /// Takes `selection` (not a pasteboard) for the daemon's window with a real server time; the
+    /// completion gets that time, or nil if another client holds it with a later time.
+    func acquire(_ selection: Atom, completion: @escaping (Timestamp?) -> Void) {
+        pending.append(.acquire(selection, completion))
+        requestServerTime()
+    }
+
+    /// Counts a change that no ownership event counted: the owner vanished and nothing took over.
+    func countExternalChange(_ name: PasteboardName) {
+        guard let selection = boards.first(where: { $0.value.name == name })?.key else { return }
+        let count = boards[selection]!.counter.recordExternalChange()
+        publish(selection)
+        onChange?(name, count, .empty, [])
     }
 
     /// Sets `name`'s owner to None (the pasteboard becomes empty).
@@ -197,7 +217,11 @@ final class SelectionService {
     private func serverTimeArrived(_ time: Timestamp) {
         guard !pending.isEmpty else { return }
         switch pending.removeFirst() {
-        case .own(let selection, let content, let completion):
+        case .acquire(let selection, let completion):
+            record(.housekeeping)
+            x.setSelectionOwner(selection, owner: ownerWindow, time: time)
+            completion(x.selectionOwner(selection) == ownerWindow ? time : nil)
+        case .own(let selection, let content, let silent, let completion):
             record(.housekeeping)
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             guard x.selectionOwner(selection) == ownerWindow, var board = boards[selection] else {
@@ -205,10 +229,18 @@ final class SelectionService {
                 return
             }
             board.served = ServedContent(content: content, acquiredAt: time, atoms: x.atoms, intern: x.intern)
+            if silent {
+                board.counter.recordSilentOwnChange(ownerIsUs: true, time: time)
+                boards[selection] = board
+                log.info("took over \(board.name) with the content it had (count stays \(board.counter.count), \(content.types.count) types, \(content.byteCount) bytes)")
+                completion(.success(board.counter.count))
+                return
+            }
             let count = board.counter.recordOwnChange(ownerIsUs: true, time: time)
             boards[selection] = board
             publish(selection)
             log.info("took \(board.name) (count \(count), \(content.items.count) items, \(content.types.count) types, \(content.byteCount) bytes)")
+            manager?.daemonOwned(board.name, content: content, count: count)
             onChange?(board.name, count, content.isSensitive ? .sensitive : .data, content.types)
             completion(.success(count))
         case .clear(let selection, let completion):
@@ -220,6 +252,7 @@ final class SelectionService {
             boards[selection] = board
             publish(selection)
             log.info("cleared \(board.name) (count \(count))")
+            manager?.cleared(board.name)
             onChange?(board.name, count, .clear, [])
             completion(.success(count))
         }
@@ -240,6 +273,7 @@ final class SelectionService {
 
     /// Handles one X event. Events that concern no selection are ignored.
     func handle(_ event: XEventValue) {
+        if manager?.handle(event) == true { return }
         switch event {
         case .selectionRequest(let request):
             answer(request)
@@ -250,7 +284,9 @@ final class SelectionService {
                 advanceTransfer(TransferKey(requestor: window, property: property))
             }
         case .selectionClear(let selection, let window, _):
-            if window == ownerWindow, let name = boards[selection]?.name, boards[selection]?.served != nil {
+            if window == ownerWindow && boards[selection] == nil {
+                manager?.lostSelection(selection)
+            } else if window == ownerWindow, let name = boards[selection]?.name, boards[selection]?.served != nil {
                 boards[selection]?.served = nil
                 log.info("lost \(name) to another client")
             }
@@ -273,8 +309,19 @@ final class SelectionService {
             counted = board.counter.observeOwnerChange(ownerIsUs: ownerIsUs, selectionTime: change.selectionTime)
             if !ownerIsUs { board.served = nil }
             state = change.owner.isNone ? .clear : .foreign
+            boards[change.selection] = board
+            if change.owner.isNone {
+                manager?.cleared(board.name)
+            } else if !ownerIsUs && counted {
+                manager?.foreignOwnerChanged(board.name, selection: change.selection, count: board.counter.count)
+            }
         case .windowDestroyed, .clientClosed:
-            // The owner went away and the selection is empty now: a change users notice.
+            if board.served != nil { return }   // not about the daemon's own ownership
+            // The owner went away and the selection is empty now: a change users notice, unless the
+            // clipboard manager takes over with the content it read (then it is not a change at all).
+            if manager?.ownerVanished(board.name, selection: change.selection) == true {
+                return
+            }
             _ = board.counter.recordExternalChange()
             counted = true
             state = .empty
@@ -290,6 +337,7 @@ final class SelectionService {
     // MARK: - Serving
 
     private func answer(_ request: SelectionRequest) {
+        if boards[request.selection] == nil, manager?.answer(request) == true { return }
         guard let served = boards[request.selection]?.served else {
             // Not ours (any more): refuse so the requestor does not wait.
             record(.reply(requestor: request.requestor))
@@ -322,6 +370,20 @@ final class SelectionService {
             log.limited(.debug, key: "refusal", "refused a request: \(refusal)")
         }
     }
+
+    /// Answers a request for a selection that is not a pasteboard (the manager selection) with the
+    /// protocol targets plus `offered`, converting them with `convert`.
+    func answer(_ request: SelectionRequest, acquiredAt: Timestamp, offered: [Atom], convert: (Atom) -> PropertyValue?) {
+        let plan = responder.plan(for: request, acquiredAt: acquiredAt, offered: offered, multiplePairs: nil, convert: convert)
+        record(.reply(requestor: request.requestor))
+        for write in plan.writes { x.changeProperty(request.requestor, write.property, write.value) }
+        for transfer in plan.transfers { begin(transfer) }
+        x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
+                              property: plan.notifyProperty, time: request.time)
+    }
+
+    /// Labels the next request's serial as a reply to `requestor` (for error attribution).
+    func noteReply(to requestor: WindowID) { record(.reply(requestor: requestor)) }
 
     private func begin(_ send: IncrSend) {
         if let old = transfers[send.key] {

@@ -13,6 +13,20 @@ case .success(.version):
 case .failure(let error):
     try? FileDescriptor.standardError.writeAll(Array("pasteboardd: \(error.message)\n".utf8))
     ProcessIdentity.exit(64)
+case .success(.checkConfig):
+    do {
+        _ = try DaemonConfiguration.load(environment: Environment.all)
+        try? FileDescriptor.standardOutput.writeAll(Array("pasteboardd: configuration is valid\n".utf8))
+        ProcessIdentity.exit(0)
+    } catch {
+        try? FileDescriptor.standardError.writeAll(Array("pasteboardd: \(error)\n".utf8))
+        ProcessIdentity.exit(1)
+    }
 case .success(.run(let options)):
-    ProcessIdentity.exit(Daemon(options: options, environment: Environment.all).run())
+    let configuration: DaemonConfiguration
+    do { configuration = try DaemonConfiguration.load(environment: Environment.all) } catch {
+        try? FileDescriptor.standardError.writeAll(Array("pasteboardd: \(error)\n".utf8))
+        ProcessIdentity.exit(1)
+    }
+    ProcessIdentity.exit(Daemon(options: options, environment: Environment.all, configuration: configuration).run())
 }

@@ -154,3 +154,77 @@ enum JSON {
         return out + "\""
     }
 }
+
+// MARK: - History and recording
+
+extension Runner {
+    func history(_ request: HistoryRequest) -> ExitCode {
+        do {
+            let client = try daemon()
+            switch request {
+            case .list(let limit, let json):
+                guard case .history(let entries) = try client.send(.history(limit: UInt32(limit))) else { return fail("unexpected answer") }
+                for entry in entries {
+                    if json {
+                        Output.line("{\"index\":\(entry.index),\"time\":\(entry.timestamp),\"pasteboard\":\(JSON.string(entry.pasteboard)),\"size\":\(entry.size),\"types\":[\(entry.types.map(JSON.string).joined(separator: ","))],\"preview\":\(JSON.string(entry.preview))}")
+                    } else {
+                        Output.line("\(entry.index)\t\(Self.utcTime(entry.timestamp))\t\(entry.size) B\t\(entry.types.joined(separator: ","))\t\(entry.preview)")
+                    }
+                }
+            case .show(let index, let types):
+                guard case .items(let items) = try client.send(.historyItem(index: UInt32(index))), let item = items.first else {
+                    return fail("history entry \(index) is empty")
+                }
+                let wanted: [PasteboardType] = types.isEmpty ? [.utf8PlainText] : types
+                for type in wanted {
+                    for candidate in type.equivalents {
+                        if var bytes = items.lazy.compactMap({ $0.data(forType: candidate.rawValue) }).first ?? item.data(forType: candidate.rawValue) {
+                            if candidate == .string && type.isText { bytes = Latin1.decode(bytes) }
+                            try Output.write(bytes)
+                            return .success
+                        }
+                    }
+                }
+                return fail("history entry \(index) does not have that type", .typeNotOffered)
+            case .copy(let index):
+                _ = try client.send(.historyCopy(index: UInt32(index)))
+            case .delete(let index):
+                _ = try client.send(.historyDelete(index: UInt32(index)))
+            case .clear:
+                _ = try client.send(.historyClear)
+            }
+            return .success
+        } catch let error as DaemonClientError {
+            if case .daemon(.notFound, _) = error { return fail("\(error)", .empty) }
+            return fail("\(error)")
+        } catch {
+            return fail("cannot write standard output: \(error)")
+        }
+    }
+
+    func pause(_ pausing: Bool) -> ExitCode {
+        do {
+            _ = try daemon().send(pausing ? .pause : .resume)
+            return .success
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    /// "YYYY-MM-DD HH:MM:SS" in UTC, from seconds since 1970 (civil-from-days, no Foundation).
+    static func utcTime(_ seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondsOfDay = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day)) \(two(secondsOfDay / 3600)):\(two(secondsOfDay % 3600 / 60)):\(two(secondsOfDay % 60))"
+    }
+}

@@ -26,6 +26,8 @@ struct Runner {
         case .status: return daemonStatus()
         case .pasteboards(let request): return pasteboards(request)
         case .watch(let request): return watch(request)
+        case .history(let request): return history(request)
+        case .pause(let pausing): return pause(pausing)
         case .convert(let request): return convert(request)
         }
     }

@@ -1,0 +1,348 @@
+import PasteboardCore
+import Selection
+import SystemSupport
+import XClient
+
+/// Keeps clipboard content alive after the application that copied it exits, without taking the
+/// clipboard from a live owner ("read early, own late"), and keeps the history.
+///
+/// - Read early: when another client takes CLIPBOARD, a background snapshot reads its targets
+///   (`Snapshotter`, within `SnapshotPolicy`'s caps).
+/// - Own late: when XFixes reports the owner's window destroyed or its client closed, the daemon waits
+///   a short guard (a new owner within 10 ms wins, as Wine's destroy-then-own needs) and then takes the
+///   clipboard with the saved targets. That is not a new change: the count does not move. Never after a
+///   clear, never for secret content.
+/// - CLIPBOARD_MANAGER: the daemon owns the freedesktop manager selection when no one does and answers
+///   SAVE_TARGETS, replying only once every target was read (INCR included) and the clipboard is ours.
+/// - Persistence: the newest non-secret CLIPBOARD content is kept in `$XDG_STATE_HOME/pasteboard/
+///   clipboard.archive` and restored at start when nobody owns the clipboard; the history lives beside it.
+final class ClipboardManager {
+    private unowned let service: SelectionService
+    private let x: XConnection
+    private let snapshotter: Snapshotter
+    private let clock: any MonotonicClock
+    private let log: Logger
+    var configuration: DaemonConfiguration {
+        didSet {
+            snapshotter.policy = configuration.snapshotPolicy
+            snapshotter.ownerTimeout = .milliseconds(configuration.ownerTimeoutMs)
+            history.maximumEntries = configuration.historyLength
+            history.maximumBytes = configuration.historyMaxBytes
+            history.deduplicate = configuration.historyDeduplicate
+        }
+    }
+    let history: HistoryStore
+    private let stateDirectory: String?
+    /// While paused nothing is read, recorded or taken over.
+    var paused = false
+
+    /// What the daemon knows of a pasteboard's current foreign content.
+    private struct Latest {
+        var count: UInt64
+        var content: PasteboardContent?
+        var secret = false
+        var done = false
+    }
+    private var latest: [PasteboardName: Latest] = [:]
+    private var takeoverDue: [PasteboardName: MonotonicInstant] = [:]
+    private var takeoverWanted: Set<PasteboardName> = []
+    private var primaryDue: MonotonicInstant?
+    /// How long a vanished owner's successor has to appear before the daemon takes over.
+    static let takeoverGuard: Duration = .milliseconds(10)
+
+    // CLIPBOARD_MANAGER
+    private var managerAcquiredAt: Timestamp?
+    private struct Save {
+        var request: SelectionRequest
+        var property: Atom
+    }
+    private var save: Save?
+
+    init(service: SelectionService, clock: any MonotonicClock, log: Logger, configuration: DaemonConfiguration,
+         stateDirectory: String?) {
+        self.service = service
+        self.x = service.x
+        self.clock = clock
+        self.log = log
+        self.configuration = configuration
+        self.stateDirectory = configuration.ramOnly ? nil : stateDirectory
+        snapshotter = Snapshotter(x: service.x, clock: clock, log: log, policy: configuration.snapshotPolicy,
+                                  ownerTimeout: .milliseconds(configuration.ownerTimeoutMs))
+        history = HistoryStore(directory: self.stateDirectory.map { $0 + "/history" },
+                               maximumEntries: configuration.historyLength, maximumBytes: configuration.historyMaxBytes,
+                               deduplicate: configuration.historyDeduplicate, log: log)
+    }
+
+    private var archivePath: String? { stateDirectory.map { $0 + "/clipboard.archive" } }
+
+    // MARK: - Start
+
+    /// Restores the last CLIPBOARD content if nobody owns the clipboard, and becomes the clipboard
+    /// manager unless another one is running.
+    func start() {
+        restore()
+        let managerSelection = x.atoms.clipboardManager
+        if x.selectionOwner(managerSelection).isNone {
+            service.acquire(managerSelection) { [weak self] time in
+                guard let self else { return }
+                guard let time else {
+                    self.log.info("another clipboard manager took CLIPBOARD_MANAGER first; not acting as manager")
+                    return
+                }
+                self.managerAcquiredAt = time
+                // ICCCM 2.8: announce the new manager to clients waiting for one.
+                self.x.sendClientMessage(to: self.x.root, eventMask: [.structureNotify], window: self.x.root,
+                                         type: self.x.atoms.manager,
+                                         data: [Int(time.rawValue), Int(managerSelection.rawValue), Int(self.service.ownerWindow.rawValue), 0, 0])
+                self.log.info("acting as clipboard manager (CLIPBOARD_MANAGER)")
+            }
+        } else {
+            log.info("another clipboard manager owns CLIPBOARD_MANAGER; pasteboardd will not take it")
+        }
+    }
+
+    private func restore() {
+        guard let path = archivePath, FileSystem.fileExists(path) else { return }
+        do {
+            let archive = try ContentArchive.decode(try FileSystem.readFile(path, limit: configuration.maxSnapshotBytes + (1 << 20)))
+            guard x.selectionOwner(x.atoms.clipboard).isNone else {
+                log.info("CLIPBOARD is owned; not restoring the saved content")
+                return
+            }
+            service.own(.general, content: archive.content, silent: true) { [log] result in
+                if case .failure(let error) = result { log.warning("could not restore CLIPBOARD: \(error)") }
+            }
+        } catch {
+            log.warning("cannot restore the saved clipboard: \(error)")
+        }
+    }
+
+    // MARK: - Hooks from the selection service
+
+    /// Another client took `name`: read its content in the background.
+    func foreignOwnerChanged(_ name: PasteboardName, selection: Atom, count: UInt64) {
+        takeoverDue[name] = nil
+        takeoverWanted.remove(name)
+        latest[name] = Latest(count: count)
+        guard !paused else { return }
+        if name == .general {
+            snapshot(name, selection: selection, count: count)
+        } else if name == .primary && configuration.recordPrimary {
+            // A drag-select changes PRIMARY many times: read once it settles.
+            snapshotter.abandon(selection)
+            primaryDue = clock.now() + .milliseconds(500)
+        }
+    }
+
+    private func snapshot(_ name: PasteboardName, selection: Atom, count: UInt64, targets: [Atom]? = nil,
+                          then: ((Snapshotter.Outcome) -> Void)? = nil) {
+        snapshotter.start(Snapshotter.Request(selection: selection, name: name, targets: targets) { [weak self] outcome in
+            self?.snapshotDone(name, count: count, outcome)
+            then?(outcome)
+        })
+    }
+
+    private func snapshotDone(_ name: PasteboardName, count: UInt64, _ outcome: Snapshotter.Outcome) {
+        guard latest[name]?.count == count else { return }   // a newer change superseded it
+        switch outcome {
+        case .complete(let content, let skipped):
+            latest[name]?.content = content
+            latest[name]?.done = true
+            if !skipped.isEmpty { log.debug("read \(name) without \(skipped.count) targets") }
+            record(name, content)
+            if takeoverWanted.remove(name) != nil { takeoverDue[name] = clock.now() + Self.takeoverGuard }
+        case .secret:
+            latest[name]?.secret = true
+            latest[name]?.done = true
+            log.info("\(name) holds secret content: not read, recorded or kept")
+            if name == .general, let path = archivePath { try? FileSystem.removeFile(path, ignoreMissing: true) }
+            if takeoverWanted.remove(name) != nil { service.countExternalChange(name) }
+        case .failed(let why):
+            latest[name]?.done = true
+            log.info("could not read \(name): \(why)")
+            if takeoverWanted.remove(name) != nil { service.countExternalChange(name) }
+        }
+    }
+
+    /// The owner set `name` to None: forget its content; never bring it back.
+    func cleared(_ name: PasteboardName) {
+        latest[name] = nil
+        takeoverDue[name] = nil
+        takeoverWanted.remove(name)
+        snapshotter.abandon(x.intern(name.rawValue))
+        if name == .general, let path = archivePath { try? FileSystem.removeFile(path, ignoreMissing: true) }
+    }
+
+    /// The owner of `name` went away. Returns true when the manager will take over (or count the change
+    /// itself once it knows it cannot).
+    func ownerVanished(_ name: PasteboardName, selection: Atom) -> Bool {
+        guard name == .general, !paused, let known = latest[name], known.count == service.count(of: name), !known.secret else {
+            return false
+        }
+        if known.content != nil {
+            takeoverDue[name] = clock.now() + Self.takeoverGuard
+            return true
+        }
+        if !known.done && snapshotter.isActive(selection) {
+            takeoverWanted.insert(name)   // finish reading what the server still answers, then decide
+            return true
+        }
+        return false
+    }
+
+    /// The daemon took `name` with new content (pb copy, the library).
+    func daemonOwned(_ name: PasteboardName, content: PasteboardContent, count: UInt64) {
+        latest[name] = Latest(count: count, content: content, secret: content.isSensitive, done: true)
+        takeoverDue[name] = nil
+        if content.isSensitive {
+            if name == .general, let path = archivePath { try? FileSystem.removeFile(path, ignoreMissing: true) }
+            return
+        }
+        if !paused { record(name, content) }
+    }
+
+    /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history.
+    private func record(_ name: PasteboardName, _ content: PasteboardContent) {
+        guard !content.isSensitive, !paused else { return }
+        if name == .general, let path = archivePath {
+            let archive = ContentArchive(pasteboard: name, changeCount: service.count(of: name) ?? 0,
+                                         time: WallClock.now, content: content)
+            do { try AtomicFile.write(archive.encode(), to: path) } catch {
+                log.limited(.warning, key: "archive", "cannot save the clipboard: \(error)")
+            }
+        }
+        if name == .general || (name == .primary && configuration.recordPrimary) {
+            history.add(content, pasteboard: name, time: WallClock.now)
+        }
+    }
+
+    /// Another client took a selection the daemon held that is not a pasteboard.
+    func lostSelection(_ selection: Atom) {
+        if selection == x.atoms.clipboardManager, managerAcquiredAt != nil {
+            managerAcquiredAt = nil
+            log.info("another clipboard manager took CLIPBOARD_MANAGER; no longer acting as manager")
+        }
+    }
+
+    // MARK: - Events and timers
+
+    /// Events for snapshots and for a SAVE_TARGETS requestor; true when consumed.
+    func handle(_ event: XEventValue) -> Bool {
+        if snapshotter.handle(event) { return true }
+        if case .destroyNotify(let window) = event, let save, window == save.request.requestor {
+            log.info("the client asking to save the clipboard went away: nothing saved")
+            snapshotter.abandon(x.atoms.clipboard)
+            self.save = nil
+        }
+        return false
+    }
+
+    var nextDeadline: MonotonicInstant? {
+        ([snapshotter.nextDeadline, primaryDue] + takeoverDue.values.map { Optional($0) }).compactMap { $0 }.min()
+    }
+
+    func expire(now: MonotonicInstant) {
+        snapshotter.expire(now: now)
+        if let due = primaryDue, due <= now {
+            primaryDue = nil
+            if let known = latest[.primary], !paused {
+                snapshot(.primary, selection: x.atoms.primary, count: known.count)
+            }
+        }
+        for (name, due) in takeoverDue where due <= now {
+            takeoverDue[name] = nil
+            takeOver(name)
+        }
+    }
+
+    private func takeOver(_ name: PasteboardName) {
+        guard let known = latest[name], let content = known.content, !known.secret, !paused else { return }
+        let selection = x.intern(name.rawValue)
+        guard x.selectionOwner(selection).isNone else {
+            log.debug("\(name) has a new owner; no takeover")
+            return
+        }
+        service.own(name, content: content, silent: true) { [log] result in
+            if case .failure(let error) = result { log.info("could not take over \(name): \(error)") }
+        }
+    }
+
+    // MARK: - CLIPBOARD_MANAGER and SAVE_TARGETS
+
+    /// Answers a request for CLIPBOARD_MANAGER; false when the request is not for it.
+    func answer(_ request: SelectionRequest) -> Bool {
+        guard request.selection == x.atoms.clipboardManager else { return false }
+        guard let acquiredAt = managerAcquiredAt else {
+            service.noteReply(to: request.requestor)
+            x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
+                                  property: .none, time: request.time)
+            return true
+        }
+        guard request.target == x.atoms.saveTargets else {
+            service.answer(request, acquiredAt: acquiredAt, offered: [x.atoms.saveTargets], convert: { _ in nil })
+            return true
+        }
+        startSave(request)
+        return true
+    }
+
+    private func startSave(_ request: SelectionRequest) {
+        let property = request.property.isNone ? x.atoms.saveTargets : request.property
+        guard save == nil, !paused else {
+            refuseSave(request, why: save != nil ? "a save is already in progress" : "recording is paused")
+            return
+        }
+        let owner = x.selectionOwner(x.atoms.clipboard)
+        guard !owner.isNone, owner != service.ownerWindow else {
+            refuseSave(request, why: "nobody else owns CLIPBOARD")
+            return
+        }
+        // The list of targets to save, if the client gave one (else every target).
+        var targets: [Atom]? = nil
+        if !request.property.isNone {
+            service.noteReply(to: request.requestor)
+            let read = x.getProperty(request.requestor, request.property, delete: false, maximumBytes: 64 << 10)
+            if let value = read.value, value.format == 32, !value.atoms.isEmpty { targets = value.atoms }
+        }
+        save = Save(request: request, property: property)
+        x.selectInput(request.requestor, [.structureNotify])
+        let count = service.count(of: .general) ?? 0
+        latest[.general] = Latest(count: count)
+        snapshot(.general, selection: x.atoms.clipboard, count: count, targets: targets) { [weak self] outcome in
+            self?.saveRead(outcome)
+        }
+    }
+
+    private func saveRead(_ outcome: Snapshotter.Outcome) {
+        guard let save else { return }
+        guard case .complete(let content, _) = outcome else {
+            self.save = nil
+            refuseSave(save.request, why: "its content could not be read")
+            return
+        }
+        // Take the clipboard first; only then tell the client, which exits on seeing the reply.
+        service.own(.general, content: content, silent: true) { [weak self] result in
+            guard let self, self.save?.request == save.request else { return }
+            self.save = nil
+            guard case .success = result else {
+                self.refuseSave(save.request, why: "the clipboard could not be taken")
+                return
+            }
+            self.service.noteReply(to: save.request.requestor)
+            self.x.selectInput(save.request.requestor, [])
+            // A side-effect target's reply: a zero-length property of type NULL (ICCCM 2.6.3).
+            self.x.changeProperty(save.request.requestor, save.property, PropertyValue(type: self.x.atoms.null, bytes: []))
+            self.x.sendSelectionNotify(requestor: save.request.requestor, selection: save.request.selection,
+                                       target: save.request.target, property: save.property, time: save.request.time)
+            self.log.info("saved CLIPBOARD for an exiting client (\(content.types.count) types, \(content.byteCount) bytes)")
+        }
+    }
+
+    private func refuseSave(_ request: SelectionRequest, why: String) {
+        log.info("refused to save the clipboard: \(why)")
+        service.noteReply(to: request.requestor)
+        x.selectInput(request.requestor, [])
+        x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
+                              property: .none, time: request.time)
+    }
+}

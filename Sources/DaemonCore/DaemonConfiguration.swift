@@ -1,0 +1,100 @@
+import Foundation
+import PasteboardCore
+import SystemSupport
+
+/// pasteboardd's settings, from `$XDG_CONFIG_HOME/pasteboard/config.json` (documented in
+/// pasteboardd.conf(5)). Every key is optional; unknown keys and bad values are errors naming the key.
+public struct DaemonConfiguration: Equatable, Sendable {
+    public var maxTextBytes = 8 << 20
+    public var maxImageBytes = 64 << 20
+    public var maxSnapshotBytes = 256 << 20
+    public var transferTimeoutMs = 5000
+    public var ownerTimeoutMs = 5000
+    public var historyLength = 200
+    public var historyMaxBytes = 512 << 20
+    public var historyDeduplicate = true
+    public var recordPrimary = false
+    public var syncPrimaryToClipboard = false
+    public var enrichRichText = false
+    public var ramOnly = false
+    public var excludedWindowClasses: [String] = []
+
+    public init() {}
+
+    public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Reads `$XDG_CONFIG_HOME/pasteboard/config.json` (or `~/.config/...`); a missing file is the defaults.
+    public static func load(environment: [String: String]) throws(ConfigurationError) -> DaemonConfiguration {
+        let path: String
+        do { path = try XDGDirectories(environment: environment).config + "/config.json" } catch {
+            return DaemonConfiguration()
+        }
+        guard FileSystem.fileExists(path) else { return DaemonConfiguration() }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(path, limit: 1 << 20) } catch {
+            throw ConfigurationError(message: "\(path): cannot read: \(error)")
+        }
+        return try parse(bytes, path: path)
+    }
+
+    /// The snapshot caps as a policy.
+    var snapshotPolicy: SnapshotPolicy {
+        SnapshotPolicy(textCap: maxTextBytes, imageCap: maxImageBytes, otherCap: maxTextBytes, snapshotCap: maxSnapshotBytes)
+    }
+
+    /// JSON's true and false arrive as NSNumbers of C type `char`; numbers never do.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    /// Parses a configuration file's bytes.
+    public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: "\(path): \(message)") }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
+            throw fail("not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "syntax error"))")
+        }
+        guard let dictionary = object as? [String: Any] else { throw fail("the top level must be a JSON object") }
+        var config = DaemonConfiguration()
+        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            func integer(_ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+                guard let number = value as? NSNumber, !isBoolean(number),
+                      number.doubleValue == number.doubleValue.rounded(), range.contains(number.intValue) else {
+                    throw fail("\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return number.intValue
+            }
+            func boolean() throws(ConfigurationError) -> Bool {
+                guard let number = value as? NSNumber, isBoolean(number) else {
+                    throw fail("\(key) must be true or false")
+                }
+                return number.boolValue
+            }
+            switch key {
+            case "maxTextBytes": config.maxTextBytes = try integer(0...(1 << 30))
+            case "maxImageBytes": config.maxImageBytes = try integer(0...(1 << 30))
+            case "maxSnapshotBytes": config.maxSnapshotBytes = try integer(0...(2 << 30))
+            case "transferTimeoutMs": config.transferTimeoutMs = try integer(100...600_000)
+            case "ownerTimeoutMs": config.ownerTimeoutMs = try integer(100...600_000)
+            case "historyLength": config.historyLength = try integer(0...100_000)
+            case "historyMaxBytes": config.historyMaxBytes = try integer(0...(64 << 30))
+            case "historyDeduplicate": config.historyDeduplicate = try boolean()
+            case "recordPrimary": config.recordPrimary = try boolean()
+            case "syncPrimaryToClipboard": config.syncPrimaryToClipboard = try boolean()
+            case "enrichRichText": config.enrichRichText = try boolean()
+            case "ramOnly": config.ramOnly = try boolean()
+            case "excludedWindowClasses":
+                guard let list = value as? [String], list.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
+                    throw fail("excludedWindowClasses must be a list of window class names")
+                }
+                config.excludedWindowClasses = list
+            default:
+                throw fail("unknown key \"\(key)\"")
+            }
+        }
+        return config
+    }
+}

@@ -1,0 +1,161 @@
+import PasteboardCore
+import SystemSupport
+
+/// The clipboard history: a bounded list of past contents, newest first, never holding secrets.
+///
+/// On disk (unless RAM-only) under `$XDG_STATE_HOME/pasteboard/history/`: one archive per entry
+/// (`<id>.archive`, mode 0600, written atomically) and an `index` file listing the entries, rewritten
+/// atomically after each change, so that a crash at any moment leaves a consistent history (an archive
+/// without an index line is removed at start; an index line without its archive is dropped).
+final class HistoryStore {
+    struct Entry: Equatable {
+        var id: UInt64
+        var time: Int64
+        var pasteboard: PasteboardName
+        var types: [String]
+        var size: UInt64
+        var preview: String
+        var digest: UInt64
+    }
+
+    private let directory: String?
+    var maximumEntries: Int
+    var maximumBytes: Int
+    var deduplicate: Bool
+    private(set) var entries: [Entry] = []   // newest first
+    private var memory: [UInt64: PasteboardContent] = [:]   // RAM-only mode
+    private var nextID: UInt64 = 1
+    private let log: Logger
+
+    init(directory: String?, maximumEntries: Int, maximumBytes: Int, deduplicate: Bool, log: Logger) {
+        self.directory = directory
+        self.maximumEntries = maximumEntries
+        self.maximumBytes = maximumBytes
+        self.deduplicate = deduplicate
+        self.log = log
+        load()
+    }
+
+    private var indexPath: String? { directory.map { $0 + "/index" } }
+    private func archivePath(_ id: UInt64) -> String? { directory.map { $0 + "/\(id).archive" } }
+
+    /// Adds `content` (the caller has already excluded secrets). With de-duplication, a copy equal to
+    /// the newest entry moves nothing.
+    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64) {
+        let digest = Self.digest(of: content)
+        if deduplicate, let newest = entries.first, newest.digest == digest, newest.pasteboard == pasteboard {
+            return
+        }
+        let entry = Entry(id: nextID, time: time, pasteboard: pasteboard, types: content.types.map(\.rawValue),
+                          size: UInt64(content.byteCount), preview: ContentArchive.preview(of: content), digest: digest)
+        nextID += 1
+        if let path = archivePath(entry.id) {
+            let archive = ContentArchive(pasteboard: pasteboard, changeCount: 0, time: time, content: content)
+            do { try AtomicFile.write(archive.encode(), to: path) } catch {
+                log.limited(.warning, key: "history-write", "cannot write a history entry: \(error)")
+                return
+            }
+        } else {
+            memory[entry.id] = content
+        }
+        entries.insert(entry, at: 0)
+        trim()
+        saveIndex()
+    }
+
+    /// The content of the entry at `index` (0 = newest).
+    func content(at index: Int) -> PasteboardContent? {
+        guard entries.indices.contains(index) else { return nil }
+        let id = entries[index].id
+        if let content = memory[id] { return content }
+        guard let path = archivePath(id), let bytes = try? FileSystem.readFile(path, limit: 1 << 30),
+              let archive = try? ContentArchive.decode(bytes) else { return nil }
+        return archive.content
+    }
+
+    func delete(at index: Int) -> Bool {
+        guard entries.indices.contains(index) else { return false }
+        remove(entries.remove(at: index))
+        saveIndex()
+        return true
+    }
+
+    /// Removes every entry, on disk too.
+    func clear() {
+        for entry in entries { remove(entry) }
+        entries = []
+        saveIndex()
+        if let directory, let names = try? FileSystem.listDirectory(directory) {
+            for name in names where name.hasSuffix(".archive") || name.hasPrefix(".") {
+                try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
+            }
+        }
+    }
+
+    private func remove(_ entry: Entry) {
+        memory[entry.id] = nil
+        if let path = archivePath(entry.id) { try? FileSystem.removeFile(path, ignoreMissing: true) }
+    }
+
+    private func trim() {
+        var total = entries.reduce(0) { $0 + Int($1.size) }
+        while entries.count > maximumEntries || (total > maximumBytes && entries.count > 1) {
+            let dropped = entries.removeLast()
+            total -= Int(dropped.size)
+            remove(dropped)
+        }
+    }
+
+    // MARK: - Index file: one entry per line, fields separated by tabs, preview last.
+
+    private func saveIndex() {
+        guard let path = indexPath else { return }
+        var text = "next\t\(nextID)\n"
+        for e in entries {
+            text += "\(e.id)\t\(e.time)\t\(e.pasteboard.rawValue)\t\(e.size)\t\(e.digest)\t\(e.types.joined(separator: " "))\t\(e.preview)\n"
+        }
+        do { try AtomicFile.write(Array(text.utf8), to: path) } catch {
+            log.limited(.warning, key: "history-index", "cannot write the history index: \(error)")
+        }
+    }
+
+    private func load() {
+        guard let directory, let indexPath else { return }
+        try? FileSystem.createDirectory(directory, mode: 0o700, intermediate: true)
+        let lines = (try? FileSystem.readFile(indexPath, limit: 16 << 20)).map { String(decoding: $0, as: UTF8.self) }?
+            .split(separator: "\n", omittingEmptySubsequences: true) ?? []
+        var known: Set<UInt64> = []
+        for line in lines {
+            let f = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false).map(String.init)
+            if f.count == 2, f[0] == "next", let n = UInt64(f[1]) { nextID = max(nextID, n); continue }
+            guard f.count == 7, let id = UInt64(f[0]), let time = Int64(f[1]), let name = PasteboardName.named(f[2]),
+                  let size = UInt64(f[3]), let digest = UInt64(f[4]), let path = archivePath(id),
+                  FileSystem.fileExists(path) else { continue }
+            entries.append(Entry(id: id, time: time, pasteboard: name, types: f[5].split(separator: " ").map(String.init),
+                                 size: size, preview: f[6], digest: digest))
+            known.insert(id)
+            nextID = max(nextID, id + 1)
+        }
+        // Archives a crash left without an index line are removed.
+        for name in (try? FileSystem.listDirectory(directory)) ?? [] where name.hasSuffix(".archive") {
+            if let id = UInt64(name.dropLast(".archive".count)), !known.contains(id) {
+                try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
+            }
+        }
+    }
+
+    /// FNV-1a over every type and byte, for de-duplication.
+    static func digest(of content: PasteboardContent) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for item in content.items {
+            for (type, data) in item.representations {
+                for b in type.rawValue.utf8 { mix(b) }
+                mix(0)
+                for b in data { mix(b) }
+                mix(0xFF)
+            }
+        }
+        return hash
+    }
+}
