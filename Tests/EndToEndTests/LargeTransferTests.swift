@@ -42,7 +42,7 @@ final class LargeTransferTests: DesktopTestCase {
         let (path, data) = try randomFile(12 << 20, name: "medium.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")
         // A requestor starts an INCR transfer and never deletes a chunk.
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/requestor.py").path
+        let script = peer("requestor.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script, "stall-incr"]
@@ -61,15 +61,5 @@ final class LargeTransferTests: DesktopTestCase {
         XCTAssertTrue(second.stdout == data)
         // The stalled transfer's state is freed once the 5 s idle timeout passes.
         try waitUntil(15, "the stalled transfer is dropped") { try status()["transfers"] == "0" }
-    }
-
-    func status() throws -> [String: String] {
-        let result = try desktop.runner.run(desktop.pb, ["status"])
-        var pairs: [String: String] = [:]
-        for line in result.text.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2 { pairs[parts[0]] = parts[1] }
-        }
-        return pairs
     }
 }

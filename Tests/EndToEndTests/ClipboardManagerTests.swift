@@ -1,0 +1,207 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// A test owner (Peers/owner.py) holding a selection until its stdin closes.
+struct TestOwner {
+    let process: Process
+    let input: FileHandle
+    let output: FileHandle
+    /// Where its standard error goes, for failure messages.
+    let errors: String
+    var errorText: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
+
+    /// Asks an exit-then-new-owner owner to replace itself with `targets`.
+    func replace(with specs: [String]) {
+        input.write(Data((specs.joined(separator: " ") + "\n").utf8))
+    }
+
+    func exit() {
+        try? input.close()
+        process.waitUntilExit()
+    }
+}
+
+extension DesktopTestCase {
+    func peer(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/\(name)").path
+    }
+
+    /// Starts owner.py on `selection` with `targets` (name and bytes) and waits until it owns it.
+    func startTestOwner(_ selection: String = "CLIPBOARD", mode: String = "serve",
+                        targets: [(String, [UInt8])]) throws -> TestOwner {
+        var specs: [String] = []
+        for (index, (name, bytes)) in targets.enumerated() {
+            let path = desktop.home + "/owner-\(UUID().uuidString.prefix(6))-\(index)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            specs.append("\(name)=\(path)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [peer("owner.py"), selection, "--mode", mode] + specs
+        process.environment = desktop.environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        let errors = desktop.home + "/owner-\(UUID().uuidString.prefix(6)).err"
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        XCTAssertTrue(line.hasPrefix("ready"), "owner.py: \(line)")
+        return TestOwner(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading, errors: errors)
+    }
+
+    func status() throws -> [String: String] {
+        var pairs: [String: String] = [:]
+        for line in try pb("status").text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { pairs[parts[0]] = parts[1] }
+        }
+        return pairs
+    }
+
+    /// Waits until pasteboardd has read the current CLIPBOARD owner (its snapshot is in history).
+    func waitForSnapshot(containing preview: String) throws {
+        try waitUntil(10, "the snapshot of '\(preview)' is in history") { try pb("history").text.contains(preview) }
+    }
+}
+
+/// Read early, own late: content outlives the application that copied it, with every target, without
+/// the daemon ever taking the clipboard from a live owner.
+final class ClipboardManagerTests: DesktopTestCase {
+    let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3, 0, 255]
+
+    func testContentSurvivesItsOwnerWithEveryTargetAndTheCountDoesNotMove() throws {
+        let owner = try startTestOwner(targets: [("UTF8_STRING", Array("survivor ✓".utf8)), ("text/html", Array("<b>survivor</b>".utf8)),
+                                                 ("image/png", png), ("application/x-private", [0, 1, 2, 3])])
+        try waitForSnapshot(containing: "survivor")
+        XCTAssertEqual(try status()["owned.CLIPBOARD"], "no", "no eager re-own while the owner lives")
+        let countWhileOwned = try count()
+        owner.exit()
+        try waitUntil(10, "pasteboardd took over") { try status()["owned.CLIPBOARD"] == "yes" }
+        XCTAssertEqual(try count(), countWhileOwned, "re-serving the same content is not a change")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "survivor ✓")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).text, "<b>survivor</b>")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "image/png"]).stdout, png)
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/x-private"]).stdout, [0, 1, 2, 3])
+        XCTAssertEqual(try run("xsel", ["-b", "-o"]).text, "survivor ✓")
+    }
+
+    func testXclipAndXselOwnersThatExitLeaveTheirText() throws {
+        for (tool, arguments) in [("xclip", ["-quiet", "-i", "-selection", "clipboard"]), ("xsel", ["-b", "-i", "-n"])] {
+            let owner = try startOwner(tool, arguments, input: Array("left by \(tool)".utf8))
+            try waitForSnapshot(containing: "left by \(tool)")
+            stop(owner)
+            try waitUntil(10, "pasteboardd took over from \(tool)") { try run(desktop.pb, ["paste"]).text == "left by \(tool)" }
+        }
+    }
+
+    func testGTKStoreHandsOverTextAndHTML() throws {
+        let result = try run("/usr/bin/python3", [peer("handover.py"), "gtk", "GTK ✓", "<i>GTK</i>"], timeout: 60)
+        XCTAssertEqual(result.text, "stored\n", result.stderr)
+        XCTAssertEqual(try pb("paste").text, "GTK ✓")
+        XCTAssertEqual(try pb("paste", "-t", "text/html").text, "<i>GTK</i>")
+        XCTAssertTrue(try pb("types").text.contains("text/html"))
+    }
+
+    func testQtHandsOverOnExit() throws {
+        let result = try run("/usr/bin/python3", [peer("handover.py"), "qt", "Qt ✓", "<u>Qt</u>"], timeout: 60)
+        XCTAssertEqual(result.text, "exiting\n", result.stderr)
+        XCTAssertEqual(try pb("paste").text, "Qt ✓")
+        XCTAssertTrue(try pb("paste", "-t", "text/html").text.contains("<u>Qt</u>"))
+    }
+
+    func testANewOwnerWithinTheGuardIsNotClobbered() throws {
+        let replacement = desktop.home + "/replacement.txt"
+        try "the new owner".write(toFile: replacement, atomically: true, encoding: .utf8)
+        let owner = try startTestOwner(mode: "exit-then-new-owner", targets: [("UTF8_STRING", Array("the old owner".utf8))])
+        defer { owner.exit() }
+        try waitForSnapshot(containing: "the old owner")
+        XCTAssertTrue(owner.process.isRunning, "owner alive before replace")
+        owner.replace(with: ["UTF8_STRING=\(replacement)"])
+        let said = String(decoding: owner.output.availableData, as: UTF8.self)
+        XCTAssertTrue(said.hasPrefix("replaced"), "owner.py said: \(said) \(owner.errorText)")
+        // Give a takeover every chance to (wrongly) happen, then check the new owner still serves.
+        try waitForSnapshot(containing: "the new owner")
+        XCTAssertEqual(try pb("paste").text, "the new owner")
+        XCTAssertEqual(try status()["owned.CLIPBOARD"], "no")
+    }
+
+    func testNoTakeoverAfterAClear() throws {
+        let owner = try startTestOwner(targets: [("UTF8_STRING", Array("to be cleared".utf8))])
+        try waitForSnapshot(containing: "to be cleared")
+        let before = try count()
+        try pb("clear")
+        owner.exit()
+        XCTAssertEqual(try count(), before + 1)
+        XCTAssertEqual(try run(desktop.pb, ["paste"]).status, 2, "a cleared clipboard stays empty")
+        XCTAssertEqual(try status()["owned.CLIPBOARD"], "no")
+    }
+
+    func testSecretsAreServedButNeverStoredOrRestored() throws {
+        let secret = "hunter2-\(UUID().uuidString.prefix(8))"
+        let owner = try startTestOwner(targets: [("UTF8_STRING", Array(secret.utf8)), ("x-kde-passwordManagerHint", Array("secret".utf8))])
+        XCTAssertEqual(try pb("paste").text, secret, "served while its owner lives")
+        let before = try count()
+        owner.exit()
+        try waitUntil(10, "the clipboard is empty after the password manager left") { try run(desktop.pb, ["paste"]).status == 2 }
+        XCTAssertEqual(try count(), before + 1, "it emptied: one change")
+        // pb copy --sensitive: served, never stored.
+        let other = "s3cret-\(UUID().uuidString.prefix(8))"
+        try pb("copy", "--sensitive", input: Array(other.utf8))
+        XCTAssertEqual(try pb("paste").text, other)
+        XCTAssertTrue(try pb("types").text.contains("x-kde-passwordManagerHint"), "other managers are told too")
+        XCTAssertFalse(try pb("history").text.contains(secret))
+        XCTAssertFalse(try pb("history").text.contains(other))
+        for secretText in [secret, other] {
+            let grep = try run("grep", ["-r", "-l", secretText, desktop.home + "/state"])
+            XCTAssertEqual(grep.status, 1, "no file under the state directory holds a secret: \(grep.text)")
+        }
+    }
+
+    func testAStalledOwnerDelaysNoOtherPaste() throws {
+        let owner = try startTestOwner(mode: "silent", targets: [("UTF8_STRING", Array("never".utf8))])
+        defer { owner.exit() }
+        // The snapshot waits on the silent owner; the daemon meanwhile serves everything else.
+        try pb("copy", "-p", input: Array("primary still works".utf8))
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "primary"]).text, "primary still works")
+        XCTAssertEqual(try pb("status")["version"] == nil, false)
+    }
+
+    func testHistoryListShowCopyDeleteClear() throws {
+        try pb("copy", input: Array("history one".utf8))
+        try pb("copy", input: Array("history two".utf8))
+        let listing = try pb("history").text.split(separator: "\n")
+        XCTAssertTrue(listing[0].hasSuffix("history two") && listing[1].hasSuffix("history one"), "\(listing)")
+        XCTAssertEqual(try pb("history", "show", "1").text, "history one")
+        try pb("history", "copy", "1")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "history one")
+        try pb("history", "delete", "0")
+        try pb("history", "clear")
+        XCTAssertEqual(try pb("history").text, "")
+        let archives = try FileManager.default.contentsOfDirectory(atPath: desktop.home + "/state/pasteboard/history")
+        XCTAssertEqual(archives.filter { $0.hasSuffix(".archive") }, [], "clearing removes the files too")
+        XCTAssertEqual(try run(desktop.pb, ["history", "show", "0"]).status, 2)
+    }
+
+    func testPauseStopsRecording() throws {
+        try pb("pause")
+        defer { _ = try? pb("resume") }
+        try pb("copy", input: Array("not recorded".utf8))
+        XCTAssertFalse(try pb("history").text.contains("not recorded"))
+        XCTAssertEqual(try status()["recording"], "paused")
+        try pb("resume")
+        try pb("copy", input: Array("recorded again".utf8))
+        XCTAssertTrue(try pb("history").text.contains("recorded again"))
+    }
+}
+
+extension RunResult {
+    subscript(key: String) -> String? {
+        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+            return line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""A selection owner written for the tests (python-xlib): it owns SELECTION with the given targets and
+serves them (INCR for large data), prints "ready", and then does what it was told until its standard
+input closes or it is killed.
+
+usage: owner.py SELECTION [--mode serve|silent|clear-after-ready|exit-then-new-owner] TARGET=FILE...
+  serve                 answer requests (default)
+  silent                own the selection and never answer anything
+  exit-then-new-owner   own, print ready, wait for a line on stdin, then destroy the window and at once
+                        (same client, no delay) own it again with a second window offering NEWTARGET=FILE
+"""
+import os
+import select
+import sys
+
+from Xlib import X, Xatom, display
+from Xlib.protocol import event as xevent
+
+d = display.Display()
+root = d.screen().root
+args = sys.argv[1:]
+selection = d.intern_atom(args.pop(0))
+mode = "serve"
+if args and args[0] == "--mode":
+    mode = args[1]
+    args = args[2:]
+targets = {}
+for spec in args:
+    name, path = spec.split("=", 1)
+    with open(path, "rb") as f:
+        targets[d.intern_atom(name)] = f.read()
+
+A_TARGETS, A_TIMESTAMP, A_INCR, A_ATOM = (d.intern_atom(n) for n in ("TARGETS", "TIMESTAMP", "INCR", "ATOM"))
+CHUNK = 256 * 1024
+incr = {}  # (window id, property) -> [data, offset, type]
+
+
+def make_owner():
+    w = root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
+    w.change_attributes(event_mask=X.PropertyChangeMask)
+    w.change_property(d.intern_atom("_OWNER_TIME"), Xatom.STRING, 8, b"")
+    d.flush()
+    while True:
+        e = d.next_event()
+        if e.type == X.PropertyNotify and e.window.id == w.id:
+            w.set_selection_owner(selection, e.time)
+            d.flush()
+            return w, e.time
+
+
+owner, owned_at = make_owner()
+print("ready", flush=True)
+
+
+def answer(e):
+    prop = e.property or e.target
+    requestor = e.requestor
+    ok = True
+    if e.target == A_TARGETS:
+        requestor.change_property(prop, A_ATOM, 32, [A_TARGETS, A_TIMESTAMP] + list(targets))
+    elif e.target == A_TIMESTAMP:
+        requestor.change_property(prop, Xatom.INTEGER, 32, [owned_at])
+    elif e.target in targets:
+        data = targets[e.target]
+        if len(data) > CHUNK:
+            requestor.change_attributes(event_mask=X.PropertyChangeMask)
+            requestor.change_property(prop, A_INCR, 32, [len(data)])
+            incr[(requestor.id, prop)] = [data, 0, e.target, requestor]
+        else:
+            requestor.change_property(prop, e.target, 8, data)
+    else:
+        ok = False
+    note = xevent.SelectionNotify(time=e.time, requestor=requestor, selection=e.selection, target=e.target,
+                                  property=prop if ok else X.NONE)
+    requestor.send_event(note)
+    d.flush()
+
+
+while True:
+    while d.pending_events():
+        e = d.next_event()
+        if e.type == X.SelectionRequest and mode != "silent":
+            answer(e)
+        elif e.type == X.PropertyNotify and e.state == X.PropertyDelete and (e.window.id, e.atom) in incr:
+            data, offset, kind, requestor = incr[(e.window.id, e.atom)]
+            chunk = data[offset:offset + CHUNK]
+            requestor.change_property(e.atom, kind, 8, chunk)
+            if chunk:
+                incr[(e.window.id, e.atom)][1] = offset + len(chunk)
+            else:
+                del incr[(e.window.id, e.atom)]
+            d.flush()
+        elif e.type == X.SelectionClear:
+            sys.exit("owner.py: lost the selection (SelectionClear)")
+    readable = [d.fileno(), sys.stdin]
+    r, _, _ = select.select(readable, [], [], 0.5)
+    if sys.stdin in r:
+        line = sys.stdin.readline()
+        if not line:
+            sys.exit("owner.py: standard input closed")
+        elif mode == "exit-then-new-owner":
+            owner.destroy()
+            new = {}
+            for spec in line.split():
+                name, path = spec.split("=", 1)
+                with open(path, "rb") as f:
+                    new[d.intern_atom(name)] = f.read()
+            targets = new
+            owner, owned_at = make_owner()
+            print("replaced", flush=True)
