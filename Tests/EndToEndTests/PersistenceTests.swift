@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// State that survives the daemon: SIGKILL and restart, counts that never go back, configuration.
+final class PersistenceTests: DesktopTestCase {
+    override class var startsDaemon: Bool { false }
+
+    override func tearDown() {
+        desktop.stopDaemon()
+        super.tearDown()
+    }
+
+    func testSIGKILLAndRestartRestoreTheClipboardTheHistoryAndMonotonicCounts() throws {
+        try desktop.startDaemon()
+        let html = desktop.home + "/k.html"
+        try "<b>kept</b>".write(toFile: html, atomically: true, encoding: .utf8)
+        try pb("copy", input: Array("first copy".utf8))
+        try pb("copy", "-t", "text/html=\(html)", "-t", "text=\(html)")
+        let countBefore = try count()
+        XCTAssertEqual(desktop.stopDaemon(signal: SIGKILL), SIGKILL)
+        // The daemon is gone: so is its selection.
+        XCTAssertEqual(try run(desktop.pb, ["paste"]).status, 2)
+        try desktop.startDaemon()
+        try waitUntil(10, "the clipboard is restored") { try run(desktop.pb, ["paste", "-t", "text/html"]).text == "<b>kept</b>" }
+        XCTAssertEqual(try count(), countBefore, "restoring is not a change")
+        let history = try pb("history").text
+        XCTAssertTrue(history.contains("first copy"), history)
+        try pb("copy", input: Array("after restart".utf8))
+        XCTAssertEqual(try count(), countBefore + 1, "the count continues, never repeats")
+    }
+
+    func testAClearedClipboardIsNotRestored() throws {
+        try desktop.startDaemon()
+        try pb("copy", input: Array("cleared before the crash".utf8))
+        try pb("clear")
+        desktop.stopDaemon(signal: SIGKILL)
+        try desktop.startDaemon()
+        XCTAssertEqual(try run(desktop.pb, ["paste"]).status, 2)
+    }
+
+    func testAnOwnerOverTheCapIsSkippedAndNotWedged() throws {
+        try FileManager.default.createDirectory(atPath: desktop.home + "/config/pasteboard", withIntermediateDirectories: true)
+        try "{\"maxTextBytes\": 65536, \"maxSnapshotBytes\": 131072}".write(toFile: desktop.home + "/config/pasteboard/config.json", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: desktop.home + "/config/pasteboard/config.json") }
+        try desktop.startDaemon()
+        let big = [UInt8](repeating: 0x61, count: 3 << 20)
+        let path = desktop.home + "/big.txt"
+        try Data(big).write(to: URL(fileURLWithPath: path))
+        // xclip serves one INCR at a time: had the snapshot walked away mid-transfer, xclip would be stuck.
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", path], input: [])
+        defer { stop(owner) }
+        try waitUntil(20, "xclip still serves after the snapshot skipped its data") {
+            try run(desktop.pb, ["paste", "--timeout", "3000"]).stdout == big
+        }
+        XCTAssertFalse(try pb("history").text.contains("aaaa"), "content over the cap is not recorded")
+    }
+
+    func testConfigurationErrorsNameTheKey() throws {
+        let config = desktop.home + "/config/pasteboard/config.json"
+        try FileManager.default.createDirectory(atPath: desktop.home + "/config/pasteboard", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        for (json, message) in [("{\"historyLenght\": 5}", "unknown key \"historyLenght\""),
+                                ("{\"recordPrimary\": 1}", "recordPrimary must be true or false"),
+                                ("{\"maxTextBytes\": -1}", "maxTextBytes must be a whole number"),
+                                ("[1]", "the top level must be a JSON object"),
+                                ("{\"ramOnly\": tru", "not valid JSON")] {
+            try json.write(toFile: config, atomically: true, encoding: .utf8)
+            let check = try run(desktop.pasteboardd, ["--check-config"])
+            XCTAssertEqual(check.status, 1, json)
+            XCTAssertTrue(check.stderr.contains(message), "\(json): \(check.stderr)")
+            let start = try run(desktop.pasteboardd, [], timeout: 20)
+            XCTAssertEqual(start.status, 1, "the daemon refuses a bad configuration")
+        }
+        try "{\"historyLength\": 3, \"ramOnly\": true, \"excludedWindowClasses\": [\"KeePassXC\"]}".write(toFile: config, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run(desktop.pasteboardd, ["--check-config"]).status, 0)
+    }
+
+    func testRAMOnlyWritesNothingButCounts() throws {
+        let config = desktop.home + "/config/pasteboard/config.json"
+        try FileManager.default.createDirectory(atPath: desktop.home + "/config/pasteboard", withIntermediateDirectories: true)
+        try "{\"ramOnly\": true}".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let state = desktop.home + "/state/pasteboard"
+        try? FileManager.default.removeItem(atPath: state)
+        try desktop.startDaemon()
+        try pb("copy", input: Array("ram only".utf8))
+        XCTAssertTrue(try pb("history").text.contains("ram only"), "history is kept in memory")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
+        XCTAssertEqual(files.filter { $0 != "counts" }, [], "nothing but the counts is written")
+    }
+}
