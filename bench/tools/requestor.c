@@ -31,6 +31,7 @@ static Display *dpy;
 static Window win;
 static Atom a_selection, a_targets, a_utf8, a_incr, a_prop;
 static int timeout_ms = 10000;
+static long iteration = -1; /* for messages: which round trip failed */
 
 static double now_s(void) {
     struct timespec ts;
@@ -101,7 +102,20 @@ static long convert_small(Atom target) {
     XEvent ev;
     XConvertSelection(dpy, a_selection, target, a_prop, win, CurrentTime);
     XFlush(dpy);
-    if (!wait_event(SelectionNotify, 0, &ev)) die("timed out waiting for SelectionNotify");
+    if (!wait_event(SelectionNotify, 0, &ev)) {
+        char *name = XGetAtomName(dpy, target);
+        /* Tells "the owner never answered" from "the owner wrote the reply but no notify came". */
+        Atom t = None;
+        int f;
+        unsigned long items = 0, after = 0;
+        unsigned char *d = NULL;
+        XGetWindowProperty(dpy, win, a_prop, 0, 0, False, AnyPropertyType, &t, &f, &items, &after, &d);
+        if (d) XFree(d);
+        fprintf(stderr, "requestor: timed out after %d ms waiting for SelectionNotify (%s, round trip %ld; "
+                "reply property %s, %d event(s) queued)\n", timeout_ms, name ? name : "?", iteration,
+                t == None ? "absent" : "present", XPending(dpy));
+        exit(1);
+    }
     if (ev.xselection.property == None) return -1;
     Atom type;
     int format;
@@ -123,6 +137,7 @@ static int roundtrip(int n) {
     /* One untimed pair: Xlib's first requests carry set-up costs. */
     if (convert_small(a_targets) < 0 || convert_small(a_utf8) < 0) die("owner refused TARGETS or UTF8_STRING");
     for (int i = 0; i < n; i++) {
+        iteration = i;
         double t0 = now_s();
         long a = convert_small(a_targets);
         long b = convert_small(a_utf8);
@@ -216,7 +231,10 @@ int main(int argc, char **argv) {
     if (env && atoi(env) > 0) timeout_ms = atoi(env);
 
     dpy = XOpenDisplay(NULL);
-    if (!dpy) die("cannot open the display");
+    if (!dpy) {
+        fprintf(stderr, "requestor: cannot open display %s: %s\n", XDisplayName(NULL), strerror(errno));
+        return 1;
+    }
     a_selection = XInternAtom(dpy, selection, False);
     a_targets = XInternAtom(dpy, "TARGETS", False);
     a_utf8 = XInternAtom(dpy, "UTF8_STRING", False);
