@@ -1,0 +1,382 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `make install`, `make uninstall` and `make deb` from this checkout into temporary directories: the
+/// exact file list, the pbcopy/pbpaste links, the systemd user unit (`systemd-analyze --user verify`),
+/// the man pages, and the Debian package's contents and dependencies. No X needed.
+///
+/// The programs come from the release build in `.build/release` when there is one (or from
+/// `$PASTEBOARD_RELEASE_DIR`), installed with `PB_SKIP_BUILD=1`. Otherwise the test builds release
+/// itself, into `.build/install-tests`: `swift test` holds SwiftPM's lock on `.build` while tests run, so
+/// `make release` from inside a test would wait forever. In CI (`CI=true`) the tools these tests use
+/// (systemd-analyze, groff, dpkg-deb, readelf) must be installed; elsewhere a missing one skips its test.
+final class InstallTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Every file `make install` puts under PREFIX, for a prefix outside $HOME (the unit then goes to
+    /// lib/systemd/user; for one inside, to share/systemd/user).
+    static func expectedFiles(unitDirectory: String = "lib/systemd/user") -> Set<String> {
+        [
+            "bin/pasteboardd", "bin/pb", "bin/pbcopy", "bin/pbpaste",
+            unitDirectory + "/pasteboardd.service",
+            "share/man/man1/pb.1", "share/man/man1/pbcopy.1", "share/man/man1/pbpaste.1",
+            "share/man/man1/pasteboardd.1", "share/man/man5/pasteboardd.conf.5",
+            "share/bash-completion/completions/pb", "share/bash-completion/completions/pbcopy",
+            "share/bash-completion/completions/pbpaste",
+            "share/zsh/site-functions/_pb",
+            "share/fish/vendor_completions.d/pb.fish", "share/fish/vendor_completions.d/pbcopy.fish",
+            "share/fish/vendor_completions.d/pbpaste.fish",
+        ]
+    }
+
+    /// The symbolic links among them and their targets.
+    static let expectedLinks = [
+        "bin/pbcopy": "pb", "bin/pbpaste": "pb",
+        "share/bash-completion/completions/pbcopy": "pb", "share/bash-completion/completions/pbpaste": "pb",
+    ]
+
+    static let manPages = ["pb.1", "pbcopy.1", "pbpaste.1", "pasteboardd.1", "pasteboardd.conf.5"]
+
+    // MARK: - install and uninstall
+
+    func testInstallPutsExactlyTheManifestAndUninstallRemovesExactlyIt() throws {
+        let prefix = try temporaryDirectory("prefix")
+        // Someone else's files in the same prefix: uninstall must leave them.
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try "#!/bin/sh\n".write(toFile: prefix + "/bin/other-tool", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: prefix + "/share/man/man1", withIntermediateDirectories: true)
+        try ".TH OTHER 1\n".write(toFile: prefix + "/share/man/man1/other.1", atomically: true, encoding: .utf8)
+        let foreign: Set<String> = ["bin/other-tool", "share/man/man1/other.1"]
+
+        try make("install", "PREFIX=\(prefix)")
+        XCTAssertEqual(try files(under: prefix), Self.expectedFiles().union(foreign))
+        for (link, target) in Self.expectedLinks {
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: prefix + "/" + link), target, link)
+        }
+        for program in ["pasteboardd", "pb"] {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix + "/bin/" + program), program)
+        }
+
+        // The installed pb answers to each of its names.
+        let runner = Runner(environment: ProcessInfo.processInfo.environment)
+        let version = try Self.version()
+        XCTAssertEqual(try runner.run(prefix + "/bin/pb", ["--version"]).text, "pb \(version)\n")
+        XCTAssertEqual(try runner.run(prefix + "/bin/pasteboardd", ["--version"]).text, "pasteboardd \(version)\n")
+        let pbcopy = try runner.run(prefix + "/bin/pbcopy", ["-help"])
+        XCTAssertEqual(pbcopy.status, 0, pbcopy.stderr)
+        XCTAssertTrue(pbcopy.text.hasPrefix("usage: pbcopy"), pbcopy.text)
+        let pbpaste = try runner.run(prefix + "/bin/pbpaste", ["-help"])
+        XCTAssertTrue(pbpaste.text.hasPrefix("usage: pbpaste"), pbpaste.text)
+
+        // Placeholders are substituted: the unit starts the installed daemon, the pages carry the version.
+        let unit = try String(contentsOfFile: prefix + "/lib/systemd/user/pasteboardd.service", encoding: .utf8)
+        XCTAssertTrue(unit.contains("\nExecStart=\(prefix)/bin/pasteboardd\n"), unit)
+        XCTAssertFalse(unit.contains("@BINDIR@"))
+        for page in Self.manPages {
+            let text = try String(contentsOfFile: prefix + "/share/man/man\(page.suffix(1))/" + page, encoding: .utf8)
+            XCTAssertTrue(text.contains("\"pasteboard \(version)\""), page)
+            XCTAssertFalse(text.contains("@VERSION@"), page)
+        }
+
+        // Installing again over an installed tree changes nothing.
+        try make("install", "PREFIX=\(prefix)")
+        XCTAssertEqual(try files(under: prefix), Self.expectedFiles().union(foreign))
+
+        try make("uninstall", "PREFIX=\(prefix)")
+        XCTAssertEqual(try files(under: prefix), foreign, "uninstall removes exactly what install put")
+    }
+
+    func testHomePrefixPutsTheUnitWhereSystemctlUserLooks() throws {
+        // PREFIX=~/.local, with ~ unexpanded as make gets it when quoted, under a scratch $HOME.
+        let home = try temporaryDirectory("home")
+        try make("install", "PREFIX=~/.local", environment: ["HOME": home])
+        let expected = Self.expectedFiles(unitDirectory: "share/systemd/user")
+        XCTAssertEqual(try files(under: home + "/.local"), expected)
+        let unit = try String(contentsOfFile: home + "/.local/share/systemd/user/pasteboardd.service", encoding: .utf8)
+        XCTAssertTrue(unit.contains("\nExecStart=\(home)/.local/bin/pasteboardd\n"), unit)
+        try make("uninstall", "PREFIX=~/.local", environment: ["HOME": home])
+        XCTAssertEqual(try files(under: home), [])
+    }
+
+    func testDestDirStagesWithTheFinalPaths() throws {
+        let stage = try temporaryDirectory("stage")
+        try make("install", "PREFIX=/usr", "DESTDIR=\(stage)")
+        XCTAssertEqual(try files(under: stage + "/usr"), Self.expectedFiles())
+        let unit = try String(contentsOfFile: stage + "/usr/lib/systemd/user/pasteboardd.service", encoding: .utf8)
+        XCTAssertTrue(unit.contains("\nExecStart=/usr/bin/pasteboardd\n"), unit)
+        try make("uninstall", "PREFIX=/usr", "DESTDIR=\(stage)")
+        XCTAssertEqual(try files(under: stage), [])
+    }
+
+    // MARK: - systemd unit
+
+    /// `systemd-analyze --user verify` on the installed unit: the unit parses with no warning, its
+    /// ExecStart is executable, its targets exist and its Documentation= man pages are found (MANPATH
+    /// points at the installed ones). A user manager needs `$XDG_RUNTIME_DIR`, which a container or CI
+    /// shell without a login session lacks, so the test gives it a private one.
+    func testInstalledUnitPassesSystemdAnalyzeVerify() throws {
+        let analyze = try requireTool("systemd-analyze", package: "systemd")
+        let prefix = try temporaryDirectory("unit")
+        try make("install", "PREFIX=\(prefix)")
+        let runtime = try temporaryDirectory("runtime")
+        XCTAssertEqual(chmod(runtime, 0o700), 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime
+        environment["MANPATH"] = prefix + "/share/man"
+        let unit = prefix + "/lib/systemd/user/pasteboardd.service"
+        let verify = try Runner(environment: environment).run(analyze, ["--user", "verify", unit], timeout: 120)
+        XCTAssertEqual(verify.status, 0, verify.stderr)
+        // verify exits 0 on unknown keys and unparsable values but warns: no output at all is the pass.
+        XCTAssertEqual(verify.text + verify.stderr, "")
+
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        for line in ["Type=notify", "Restart=on-failure", "RestartSec=1", "PartOf=graphical-session.target",
+                     "After=graphical-session.target", "WantedBy=graphical-session.target", "PrivateTmp=no",
+                     "NoNewPrivileges=yes"] {
+            XCTAssertTrue(text.split(separator: "\n").contains(Substring(line)), line)
+        }
+        // The X socket is /tmp/.X11-unix: nothing may hide /tmp or the home directory.
+        for hiding in ["PrivateTmp=yes", "ProtectHome=", "ProtectSystem=", "PrivateNetwork=", "TemporaryFileSystem="] {
+            XCTAssertFalse(text.contains("\n" + hiding), hiding)
+        }
+    }
+
+    // MARK: - man pages
+
+    func testManPagesRenderWithoutWarnings() throws {
+        let groff = try requireTool("groff", package: "groff-base")
+        let runner = Runner(environment: ProcessInfo.processInfo.environment)
+        for page in Self.manPages {
+            let result = try runner.run(groff, ["-man", "-t", "-Tutf8", "-ww", "-z", Self.root + "/man/" + page])
+            XCTAssertEqual(result.status, 0, page)
+            XCTAssertEqual(result.stderr, "", page)
+        }
+    }
+
+    /// Every option the programs' own help lists is in their man page (pb's from `pb CMD --help`).
+    func testManPagesDocumentEveryCommandAndOption() throws {
+        let pb = Tools.buildDirectory + "/pb"
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: pb) || Tools.isCI, "no debug build of pb")
+        let runner = Runner(environment: ProcessInfo.processInfo.environment)
+        let page = try String(contentsOfFile: Self.root + "/man/pb.1", encoding: .utf8)
+        for command in ["copy", "paste", "types", "count", "clear", "convert", "status", "help"] {
+            XCTAssertTrue(page.contains("\n.B \(command)\n") || page.contains("\n.BR \(command) "), "pb.1 lacks \(command)")
+            let help = try runner.run(pb, [command, "--help"]).text
+            for option in Self.options(in: help) {
+                XCTAssertTrue(page.contains(Self.roff(option)), "pb.1 lacks \(option) of pb \(command)")
+            }
+        }
+        for (program, expected) in ["pbcopy": ["-pboard"], "pbpaste": ["-pboard", "-Prefer"]] {
+            let text = try String(contentsOfFile: Self.root + "/man/\(program).1", encoding: .utf8)
+            for option in expected { XCTAssertTrue(text.contains(Self.roff(option)), "\(program).1 lacks \(option)") }
+        }
+        let conf = try String(contentsOfFile: Self.root + "/man/pasteboardd.conf.5", encoding: .utf8)
+        let keys = ["maxTextBytes": "8388608", "maxImageBytes": "67108864", "maxSnapshotBytes": "268435456",
+                    "transferTimeoutMs": "5000", "ownerTimeoutMs": "5000", "historyLength": "200",
+                    "historyMaxBytes": "536870912", "recordPrimary": "false", "syncPrimaryToClipboard": "false",
+                    "enrichRichText": "false", "ramOnly": "false", "excludedWindowClasses": "[]"]
+        for (key, value) in keys {
+            XCTAssertTrue(conf.contains("\n\(key)\t") && conf.contains("\t\(value)"), "pasteboardd.conf.5 row for \(key)")
+            XCTAssertTrue(conf.contains("\n.B \(key)\n"), "pasteboardd.conf.5 describes \(key)")
+        }
+    }
+
+    // MARK: - Debian package
+
+    func testDebianPackageHoldsTheInstallAndDependsOnWhatTheProgramsLink() throws {
+        let dpkgDeb = try requireTool("dpkg-deb", package: "dpkg")
+        let readelf = try requireTool("readelf", package: "binutils")
+        let output = try temporaryDirectory("deb")
+        try make("deb", "DEB_DIR=\(output)")
+        let runner = Runner(environment: ProcessInfo.processInfo.environment)
+        let architecture = try runner.run("dpkg", ["--print-architecture"]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let version = try Self.version()
+        let deb = "\(output)/pasteboard_\(version)_\(architecture).deb"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: deb), deb)
+
+        // Contents: the install with PREFIX=/usr, man pages gzipped as Debian wants.
+        let listing = try runner.run(dpkgDeb, ["-c", deb])
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        var entries: Set<String> = [], links: [String: String] = [:]
+        for line in listing.text.split(separator: "\n") where !line.hasPrefix("d") {
+            let name = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).joined(separator: " ")
+            let parts = name.components(separatedBy: " -> ")
+            let path = String(parts[0].dropFirst("./usr/".count))
+            entries.insert(path)
+            if parts.count == 2 { links[path] = parts[1] }
+        }
+        let expected = Set(Self.expectedFiles().map { $0.hasPrefix("share/man/") ? $0 + ".gz" : $0 })
+        XCTAssertEqual(entries, expected)
+        XCTAssertEqual(links, Self.expectedLinks)
+        XCTAssertTrue(listing.text.contains("root/root"), "--root-owner-group")
+        XCTAssertFalse(listing.text.split(separator: "\n").contains { !$0.contains(" root/root ") })
+
+        // Control: name, version, and Depends naming exactly the packages of the libraries the programs
+        // link (readelf's NEEDED entries, found with dpkg -S): libX11, libXfixes, and for the static Swift
+        // runtime libstdc++, libgcc_s, libm and libc.
+        let field = { (name: String) in try runner.run(dpkgDeb, ["-f", deb, name]).text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(try field("Package"), "pasteboard")
+        XCTAssertEqual(try field("Version"), version)
+        XCTAssertEqual(try field("Architecture"), architecture)
+        let depends = Set(try field("Depends").split(separator: ",").map {
+            String($0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+        })
+        XCTAssertEqual(depends, ["libc6", "libgcc-s1", "libstdc++6", "libx11-6", "libxfixes3"])
+        var linked: Set<String> = []
+        for program in ["pasteboardd", "pb"] {
+            let dynamic = try runner.run(readelf, ["-d", try Self.releaseDirectory() + "/" + program]).text
+            for library in dynamic.split(separator: "\n") where library.contains("(NEEDED)") {
+                guard let open = library.firstIndex(of: "["), let close = library.lastIndex(of: "]") else { continue }
+                let name = String(library[library.index(after: open)..<close])
+                let owner = try runner.run("dpkg-query", ["-S", "*/" + name])
+                XCTAssertEqual(owner.status, 0, "no package holds \(name): \(owner.stderr)")
+                // "libc6:amd64: /lib/x86_64-linux-gnu/libc.so.6", or "a:amd64, b:amd64: path" when shared.
+                for line in owner.text.split(separator: "\n") where !line.hasPrefix("diversion") {
+                    for package in line.components(separatedBy: ": ")[0].split(separator: ",") {
+                        linked.insert(String(package.trimmingCharacters(in: .whitespaces).split(separator: ":")[0]))
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(depends, linked, "Depends = the packages of the libraries pasteboardd and pb link")
+
+        // It installs into a scratch root and removes without a trace.
+        let root = try temporaryDirectory("dpkg-root")
+        for directory in ["info", "updates", "triggers"] {
+            try FileManager.default.createDirectory(atPath: root + "/var/lib/dpkg/" + directory, withIntermediateDirectories: true)
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: root + "/var/lib/dpkg/status", contents: Data()))
+        let dpkg = ["--root=\(root)", "--force-depends", "--force-not-root", "--force-script-chrootless"]
+        let install = try runner.run("dpkg", dpkg + ["-i", deb], timeout: 120)
+        XCTAssertEqual(install.status, 0, install.stderr)
+        XCTAssertEqual(try files(under: root + "/usr"), expected)
+        let remove = try runner.run("dpkg", dpkg + ["-r", "pasteboard"], timeout: 120)
+        XCTAssertEqual(remove.status, 0, remove.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/usr"), "dpkg -r leaves nothing of ours")
+    }
+
+    // MARK: - Helpers
+
+    /// Runs make in the repository with `arguments`, installing the existing release build.
+    func make(_ arguments: String..., environment extra: [String: String] = [:],
+              file: StaticString = #filePath, line: UInt = #line) throws {
+        let release = try Self.releaseDirectory()
+        var environment = ProcessInfo.processInfo.environment
+        // make takes variables from the environment: none of the caller's may leak into the test, nor
+        // the jobserver of a `make test` this runs under.
+        for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DESTDIR", "PREFIX", "PB_SKIP_BUILD", "RELEASE_DIR",
+                     "INSTALL_STRIP", "DEB_DIR", "DEB_COMPRESSION", "bindir", "datadir", "mandir",
+                     "systemduserunitdir", "prefix"] {
+            environment.removeValue(forKey: name)
+        }
+        environment.merge(extra) { $1 }
+        let result = try Runner(environment: environment).run(
+            "make", ["-C", Self.root, "--no-print-directory"] + arguments + ["PB_SKIP_BUILD=1", "RELEASE_DIR=\(release)"],
+            timeout: 300)
+        XCTAssertEqual(result.status, 0, "make \(arguments.joined(separator: " ")): \(result.stderr)", file: file, line: line)
+        if result.status != 0 { throw InstallTestError("make \(arguments.joined(separator: " ")) failed") }
+    }
+
+    /// Every file and symbolic link under `directory`, relative to it (directories left out).
+    func files(under directory: String) throws -> Set<String> {
+        var found: Set<String> = []
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
+        while let path = enumerator.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + path)
+            if attributes[.type] as? FileAttributeType != .typeDirectory { found.insert(path) }
+        }
+        return found
+    }
+
+    func temporaryDirectory(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "pb-install-\(name)-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// The tool's path; in CI a missing tool fails the test, elsewhere it skips it.
+    func requireTool(_ name: String, package: String) throws -> String {
+        if let path = Tools.path(of: name) { return path }
+        if Tools.isCI { throw InstallTestError("\(name) is not installed: `make test` must install \(package)") }
+        throw XCTSkip("\(name) is not installed (Debian package \(package))")
+    }
+
+    /// The version in Sources/PasteboardCore/PasteboardVersion.swift.
+    static func version() throws -> String {
+        let source = try String(contentsOfFile: root + "/Sources/PasteboardCore/PasteboardVersion.swift", encoding: .utf8)
+        guard let line = source.split(separator: "\n").first(where: { $0.contains("static let string") }),
+              let version = line.split(separator: "\"").dropFirst().first else {
+            throw InstallTestError("no version in PasteboardVersion.swift")
+        }
+        return String(version)
+    }
+
+    /// Long options (`--name`) in a help text.
+    static func options(in help: String) -> Set<String> {
+        var options: Set<String> = []
+        for word in help.split(whereSeparator: { " \n\t,[]|()=".contains($0) }) where word.hasPrefix("--") && word.count > 2 {
+            options.insert(String(word))
+        }
+        return options
+    }
+
+    /// An option as roff writes it (`\-\-type`).
+    static func roff(_ option: String) -> String { option.replacingOccurrences(of: "-", with: "\\-") }
+
+    // MARK: The release build
+
+    nonisolated(unsafe) static var cachedReleaseDirectory: Result<String, InstallTestError>?
+
+    /// A directory holding release builds of pasteboardd and pb; builds them if there is none.
+    static func releaseDirectory() throws -> String {
+        if let cached = cachedReleaseDirectory { return try cached.get() }
+        let result: Result<String, InstallTestError>
+        do { result = .success(try findOrBuildRelease()) } catch { result = .failure(error) }
+        cachedReleaseDirectory = result
+        return try result.get()
+    }
+
+    static func findOrBuildRelease() throws(InstallTestError) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let hasPrograms = { (directory: String) in
+            ["pasteboardd", "pb"].allSatisfy { FileManager.default.isExecutableFile(atPath: directory + "/" + $0) }
+        }
+        if let directory = environment["PASTEBOARD_RELEASE_DIR"], !directory.isEmpty {
+            guard hasPrograms(directory) else { throw InstallTestError("PASTEBOARD_RELEASE_DIR=\(directory) has no pasteboardd and pb") }
+            return directory
+        }
+        if hasPrograms(root + "/.build/release") { return root + "/.build/release" }
+        // The Makefile's own release flags, so the test builds what `make install` would.
+        var clean = environment
+        for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL"] { clean.removeValue(forKey: name) }
+        let runner = Runner(environment: clean)
+        do {
+            let flags = try runner.run("make", ["-s", "-C", root, "--no-print-directory",
+                                                "--eval=pb-print-release-flags: ; @echo $(RELEASE_FLAGS)",
+                                                "pb-print-release-flags"])
+            guard flags.status == 0, !flags.text.isEmpty else { throw InstallTestError("make: \(flags.stderr)") }
+            let scratch = root + "/.build/install-tests"
+            let arguments = ["build"] + flags.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                + ["--package-path", root, "--scratch-path", scratch]
+            let build = try runner.run("swift", arguments, timeout: 1500)
+            guard build.status == 0 else {
+                throw InstallTestError("swift \(arguments.joined(separator: " ")) failed: \(build.text.suffix(2000)) \(build.stderr.suffix(2000))")
+            }
+            let directory = scratch + "/release"
+            guard hasPrograms(directory) else { throw InstallTestError("no release programs in \(directory)") }
+            return directory
+        } catch let error as InstallTestError {
+            throw error
+        } catch {
+            throw InstallTestError("building release: \(error)")
+        }
+    }
+}
+
+struct InstallTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,65 @@
+# fish completion for pb (pasteboard). pbcopy.fish and pbpaste.fish complete the macOS commands.
+
+set -l pb_commands copy paste types count clear convert status help
+
+complete -c pb -f
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -s h -l help -d 'Show help'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -s V -l version -d 'Show the version'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a copy -d 'Put standard input (or files, or text) on a pasteboard'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a paste -d "Write a pasteboard's content to standard output"
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a types -d 'List the types a pasteboard offers'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a count -d "Print a pasteboard's changeCount"
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a clear -d 'Empty a pasteboard'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a convert -d 'Convert between txt, rtf, html, rtfd and rtfd-dir'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a status -d 'Show what pasteboardd is doing'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a help -d 'Show help for a command'
+
+complete -c pb -n "__fish_seen_subcommand_from help" -a "$pb_commands"
+complete -c pb -n "__fish_seen_subcommand_from $pb_commands; and not __fish_seen_subcommand_from help" -s h -l help -d 'Show help for this command'
+
+# Choosing the pasteboard.
+set -l with_selection "__fish_seen_subcommand_from copy paste types count clear"
+complete -c pb -n $with_selection -s p -l primary -d 'Use PRIMARY'
+complete -c pb -n $with_selection -s b -l clipboard -d 'Use CLIPBOARD (the default)'
+complete -c pb -n $with_selection -s P -l pasteboard -x -a 'clipboard primary secondary' -d 'Use the X selection NAME'
+
+# Types: aliases first, then common MIME types and atoms.
+function __pb_types
+    printf '%s\t%s\n' text 'UTF-8 plain text' txt 'UTF-8 plain text' utf8 UTF8_STRING html text/html \
+        rtf text/rtf rtfd 'flat RTFD' png image/png uri text/uri-list uris text/uri-list
+    printf '%s\n' UTF8_STRING STRING TEXT COMPOUND_TEXT text/plain text/html text/rtf application/rtf \
+        text/uri-list image/png image/jpeg application/octet-stream com.apple.flat-rtfd \
+        public.utf8-plain-text public.rtf public.html public.png
+end
+
+function __pb_formats
+    printf '%s\t%s\n' txt 'UTF-8 plain text' rtf 'Rich Text Format' html HTML rtfd 'flat RTFD' \
+        rtfd-dir 'RTFD bundle directory'
+end
+
+function __pb_type_and_file
+    # pb copy -t TYPE=FILE: after '=', the files.
+    set -l token (commandline -ct)
+    if string match -q -- '*=*' $token
+        set -l type (string split -m1 = -- $token)[1]
+        set -l file (string split -m1 = -- $token)[2]
+        for path in (__fish_complete_path $file)
+            printf '%s=%s\n' $type $path
+        end
+    end
+end
+
+complete -c pb -n "__fish_seen_subcommand_from copy" -s t -l type -x -a '(__pb_types; __pb_type_and_file)' -d 'A representation: TYPE or TYPE=FILE'
+complete -c pb -n "__fish_seen_subcommand_from copy" -s n -l trim-newline -d 'Drop one trailing newline from standard input'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l sensitive -d 'Secret content: served, never stored or logged'
+
+complete -c pb -n "__fish_seen_subcommand_from paste" -s t -l type -x -a '(__pb_types)' -d 'The type wanted (first offered wins)'
+complete -c pb -n "__fish_seen_subcommand_from paste" -s n -l trim-newline -d 'Drop one trailing newline'
+complete -c pb -n "__fish_seen_subcommand_from paste" -s l -l list-types -d 'List the types instead'
+complete -c pb -n "__fish_seen_subcommand_from paste types" -l timeout -x -d 'How long to wait for the owner (ms)'
+
+complete -c pb -n "__fish_seen_subcommand_from convert" -s f -l from -x -a '(__pb_formats)' -d 'The input format'
+complete -c pb -n "__fish_seen_subcommand_from convert" -l to -x -a '(__pb_formats)' -d 'The output format'
+complete -c pb -n "__fish_seen_subcommand_from convert" -s o -l output -r -F -d 'The output file'
+complete -c pb -n "__fish_seen_subcommand_from convert" -s i -l info -d 'Describe the document instead'
+complete -c pb -n "__fish_seen_subcommand_from convert" -F
