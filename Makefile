@@ -50,7 +50,7 @@ run: deps-run release
 	if [ -n "$$DISPLAY" ]; then \
 	  echo "pasteboardd on DISPLAY=$$DISPLAY (Ctrl-C to stop)"; exec "$$bin/pasteboardd"; \
 	else \
-	  exec 3< <(Xvfb -displayfd 1 -nolisten tcp 2>/dev/null & echo "pid $$!"); \
+	  exec 3< <(Xvfb -displayfd 1 -nolisten tcp -noreset 2>/dev/null & echo "pid $$!"); \
 	  read -r _ xpid <&3; read -r display <&3; \
 	  trap 'kill $$xpid 2>/dev/null' EXIT; \
 	  echo "no DISPLAY: started a private Xvfb (pid $$xpid) on DISPLAY=:$$display"; \

@@ -29,6 +29,8 @@ public struct CopyRequest: Equatable, Sendable {
     /// Each representation's type and where its bytes come from (nil: standard input).
     public var sources: [(type: PasteboardType, path: String?)] = []
     public var sensitive = false
+    /// Serve one paste, then clear (wl-copy's --paste-once).
+    public var pasteOnce = false
     /// Remove one trailing newline (`\n` or `\r\n`) from text read from standard input.
     public var trimNewline = false
     /// pbcopy: recognise RTF on standard input by its `{\rtf` header.
@@ -39,7 +41,7 @@ public struct CopyRequest: Equatable, Sendable {
     public init() {}
 
     public static func == (a: CopyRequest, b: CopyRequest) -> Bool {
-        a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.trimNewline == b.trimNewline
+        a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.pasteOnce == b.pasteOnce && a.trimNewline == b.trimNewline
             && a.detectRichText == b.detectRichText && a.text == b.text && a.sources.count == b.sources.count
             && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
     }

@@ -86,6 +86,7 @@ public enum CommandLineParser {
             .init(short: "t", long: "type", takesValue: true),
             .init(short: nil, long: "sensitive"),
             .init(short: "n", long: "trim-newline"),
+            .init(short: "o", long: "paste-once"),
         ], command: "copy")
         var request = CopyRequest()
         var operands: [String] = []
@@ -97,6 +98,7 @@ public enum CommandLineParser {
                 switch name {
                 case "help": return .help("copy")
                 case "sensitive": request.sensitive = true
+                case "paste-once": request.pasteOnce = true
                 case "trim-newline": request.trimNewline = true
                 case "type":
                     let (typeName, path) = splitTypeAndFile(value ?? "")

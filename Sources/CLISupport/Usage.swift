@@ -32,7 +32,7 @@ public enum Usage {
     public static func text(for command: String?) -> String {
         switch command {
         case "copy": return """
-            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-n] [TEXT...]
+            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT...]
 
             Hands the data to pasteboardd, which owns the selection and serves it; pb returns at once.
             Without -t, standard input (or TEXT) is UTF-8 text. Several -t TYPE=FILE make one copy with
@@ -42,6 +42,7 @@ public enum Usage {
               -t, --type TYPE[=FILE]  a representation (repeatable)
               -n, --trim-newline      drop one trailing newline from standard input
                   --sensitive         secret content: served, never stored or logged
+              -o, --paste-once        serve one paste, then clear
               -p, --primary           use PRIMARY
               -b, --clipboard         use CLIPBOARD (default)
               -P, --pasteboard NAME   use the X selection NAME

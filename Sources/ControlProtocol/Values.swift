@@ -6,9 +6,12 @@ public struct CopyOptions: OptionSet, Hashable, Sendable {
     /// Passwords and the like: not recorded in history, not persisted, marked for clipboard
     /// managers (`x-kde-passwordManagerHint`).
     public static let sensitive = CopyOptions(rawValue: 1 << 0)
+    /// Serve the content for one paste, then clear the pasteboard (after a short quiet period, since one
+    /// paste can be several requests).
+    public static let pasteOnce = CopyOptions(rawValue: 1 << 1)
 
     /// Every flag this version defines; others are refused when decoding.
-    public static let all: CopyOptions = [.sensitive]
+    public static let all: CopyOptions = [.sensitive, .pasteOnce]
 }
 
 /// Why a request failed. Unknown codes from a newer daemon are kept as they are; treat them like `internal`.

@@ -120,14 +120,20 @@ final class ClipboardManager {
     // MARK: - Hooks from the selection service
 
     /// Another client took `name`: read its content in the background.
-    func foreignOwnerChanged(_ name: PasteboardName, selection: Atom, count: UInt64) {
+    func foreignOwnerChanged(_ name: PasteboardName, selection: Atom, owner: WindowID, count: UInt64) {
         takeoverDue[name] = nil
         takeoverWanted.remove(name)
         latest[name] = Latest(count: count)
         guard !paused else { return }
+        if let windowClass = excludedClass(of: owner) {
+            log.info("\(name) was set by an excluded application (\(windowClass)): not read")
+            latest[name]?.secret = true
+            latest[name]?.done = true
+            return
+        }
         if name == .general {
             snapshot(name, selection: selection, count: count)
-        } else if name == .primary && configuration.recordPrimary {
+        } else if name == .primary && (configuration.recordPrimary || configuration.syncPrimaryToClipboard) {
             // A drag-select changes PRIMARY many times: read once it settles.
             snapshotter.abandon(selection)
             primaryDue = clock.now() + .milliseconds(500)
@@ -151,6 +157,14 @@ final class ClipboardManager {
             if !skipped.isEmpty { log.debug("read \(name) without \(skipped.count) targets") }
             record(name, content)
             if takeoverWanted.remove(name) != nil { takeoverDue[name] = clock.now() + Self.takeoverGuard }
+            if name == .primary && configuration.syncPrimaryToClipboard {
+                service.own(.general, content: content) { _ in }
+            } else if name == .general && configuration.enrichRichText && Self.hasRichText(content)
+                        && x.selectionOwner(x.atoms.clipboard) != service.ownerWindow {
+                // Serve the same content with every rich and plain target at once: not a new change.
+                log.info("enriching CLIPBOARD with derived rich-text targets")
+                service.own(.general, content: content, silent: true) { _ in }
+            }
         case .secret:
             latest[name]?.secret = true
             latest[name]?.done = true
@@ -162,6 +176,29 @@ final class ClipboardManager {
             log.info("could not read \(name): \(why)")
             if takeoverWanted.remove(name) != nil { service.countExternalChange(name) }
         }
+    }
+
+    static func hasRichText(_ content: PasteboardContent) -> Bool {
+        content.types.contains { $0 == .flatRTFD || $0 == .html || PasteboardType.rtfFamily.contains($0) }
+    }
+
+    /// The WM_CLASS (instance or class name) of `owner` or of its client leader, when it is one the
+    /// configuration excludes.
+    private func excludedClass(of owner: WindowID) -> String? {
+        guard !configuration.excludedWindowClasses.isEmpty, !owner.isNone else { return nil }
+        let wmClass = x.intern("WM_CLASS"), leader = x.intern("WM_CLIENT_LEADER")
+        var windows = [owner]
+        if let value = x.getProperty(owner, leader, delete: false, maximumBytes: 8).value, let first = value.atoms.first {
+            windows.append(WindowID(first.rawValue))
+        }
+        for window in windows {
+            guard let bytes = x.getProperty(window, wmClass, delete: false, maximumBytes: 1024).value?.bytes else { continue }
+            let names = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if let match = names.first(where: { name in configuration.excludedWindowClasses.contains { $0.caseInsensitiveEquals(name) } }) {
+                return match
+            }
+        }
+        return nil
     }
 
     /// The owner set `name` to None: forget its content; never bring it back.
@@ -345,4 +382,8 @@ final class ClipboardManager {
         x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
                               property: .none, time: request.time)
     }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
 }

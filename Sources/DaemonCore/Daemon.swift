@@ -158,10 +158,11 @@ public final class Daemon {
                                daemonVersion: PasteboardVersion.string), to: client)
         case .setItems(let pasteboard, let items, let options):
             guard let name = pasteboardName(pasteboard, for: client) else { return }
-            own(name, items: items, sensitive: options.contains(.sensitive), appending: false, client: client)
+            own(name, items: items, sensitive: options.contains(.sensitive), pasteOnce: options.contains(.pasteOnce),
+                appending: false, client: client)
         case .addItems(let pasteboard, let items):
             guard let name = pasteboardName(pasteboard, for: client) else { return }
-            own(name, items: items, sensitive: false, appending: true, client: client)
+            own(name, items: items, sensitive: false, pasteOnce: false, appending: true, client: client)
         case .items(let pasteboard):
             guard let name = pasteboardName(pasteboard, for: client) else { return }
             guard let content = service.content(of: name) else {
@@ -300,7 +301,7 @@ public final class Daemon {
     /// Sets (or, `appending`, adds to) the content of `name` and answers the client with the new count.
     /// Adding to a pasteboard another application owns starts from its items as pasteboardd holds them:
     /// none yet, so the added items become the content.
-    private func own(_ name: PasteboardName, items: [ControlProtocol.PasteboardItem], sensitive: Bool,
+    private func own(_ name: PasteboardName, items: [ControlProtocol.PasteboardItem], sensitive: Bool, pasteOnce: Bool,
                      appending: Bool, client: ClientID) {
         var content: PasteboardContent
         do {
@@ -320,7 +321,7 @@ public final class Daemon {
             server.send(.error(code: .tooLarge, message: "a pasteboard holds at most 1024 items"), to: client)
             return
         }
-        service.own(name, content: content) { [server] result in
+        service.own(name, content: content, pasteOnce: pasteOnce) { [server] result in
             server?.send(Self.response(result, name), to: client)
         }
     }

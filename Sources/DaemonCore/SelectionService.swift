@@ -36,7 +36,14 @@ final class SelectionService {
         var counter: ChangeCounter
         /// Set while the daemon owns the selection.
         var served: ServedContent?
+        /// Paste-once content: cleared after the first paste's requests go quiet.
+        var pasteOnce = false
+        var pasteOnceDeadline: MonotonicInstant?
     }
+
+    /// How long after a paste-once content's last data request the pasteboard is cleared: one paste
+    /// is often several requests (Firefox makes many), so the first one does not clear it at once.
+    static let pasteOnceQuietPeriod: Duration = .milliseconds(300)
 
     struct ActiveTransfer {
         var send: IncrSend
@@ -45,7 +52,7 @@ final class SelectionService {
 
     private enum PendingChange {
         /// Take a pasteboard; `silent` re-serves content the daemon already had (no new change).
-        case own(Atom, PasteboardContent, silent: Bool, Completion)
+        case own(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, Completion)
         case clear(Atom, Completion)
         /// Take a selection that is not a pasteboard (CLIPBOARD_MANAGER); nil time if it failed.
         case acquire(Atom, (Timestamp?) -> Void)
@@ -173,12 +180,13 @@ final class SelectionService {
 
     /// Takes `name` with `content`. Completes with the new changeCount once the server confirmed the
     /// daemon as owner, so that a client told "done" can paste at once.
-    func own(_ name: PasteboardName, content: PasteboardContent, silent: Bool = false, completion: @escaping Completion) {
+    func own(_ name: PasteboardName, content: PasteboardContent, silent: Bool = false, pasteOnce: Bool = false,
+             completion: @escaping Completion) {
         guard let selection = boards.first(where: { $0.value.name == name })?.key else {
             completion(.failure(.notWatched(name)))
             return
         }
-        pending.append(.own(selection, content, silent: silent, completion))
+        pending.append(.own(selection, content, silent: silent, pasteOnce: pasteOnce, completion))
         requestServerTime()
     }
 
@@ -221,7 +229,7 @@ final class SelectionService {
             record(.housekeeping)
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             completion(x.selectionOwner(selection) == ownerWindow ? time : nil)
-        case .own(let selection, let content, let silent, let completion):
+        case .own(let selection, let content, let silent, let pasteOnce, let completion):
             record(.housekeeping)
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             guard x.selectionOwner(selection) == ownerWindow, var board = boards[selection] else {
@@ -229,6 +237,8 @@ final class SelectionService {
                 return
             }
             board.served = ServedContent(content: content, acquiredAt: time, atoms: x.atoms, intern: x.intern)
+            board.pasteOnce = pasteOnce
+            board.pasteOnceDeadline = nil
             if silent {
                 board.counter.recordSilentOwnChange(ownerIsUs: true, time: time)
                 boards[selection] = board
@@ -313,7 +323,7 @@ final class SelectionService {
             if change.owner.isNone {
                 manager?.cleared(board.name)
             } else if !ownerIsUs && counted {
-                manager?.foreignOwnerChanged(board.name, selection: change.selection, count: board.counter.count)
+                manager?.foreignOwnerChanged(board.name, selection: change.selection, owner: change.owner, count: board.counter.count)
             }
         case .windowDestroyed, .clientClosed:
             if board.served != nil { return }   // not about the daemon's own ownership
@@ -363,6 +373,10 @@ final class SelectionService {
         for transfer in plan.transfers { begin(transfer) }
         x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
                               property: plan.notifyProperty, time: request.time)
+        if boards[request.selection]?.pasteOnce == true, !plan.isRefused, !plan.writes.isEmpty,
+           ![x.atoms.targets, x.atoms.timestamp].contains(request.target) {
+            boards[request.selection]?.pasteOnceDeadline = clock.now() + Self.pasteOnceQuietPeriod
+        }
         for (type, reason) in served.failures.dropFirst(failuresBefore) {
             log.limited(.warning, key: "conversion", "could not derive \(type) for \(boards[request.selection]?.name.rawValue ?? "?"): \(reason)")
         }
@@ -441,11 +455,19 @@ final class SelectionService {
 
     // MARK: - Time and errors
 
-    /// The earliest transfer deadline, for the loop's poll timeout.
-    var nextDeadline: MonotonicInstant? { transfers.values.map(\.deadline).min() }
+    /// The earliest deadline (an INCR transfer's, a paste-once clear), for the loop's poll timeout.
+    var nextDeadline: MonotonicInstant? {
+        (transfers.values.map(\.deadline) + boards.values.compactMap(\.pasteOnceDeadline)).min()
+    }
 
     /// Drops transfers whose requestor has been idle past the timeout.
     func expireTransfers(now: MonotonicInstant) {
+        for board in boards.values where board.pasteOnceDeadline.map({ $0 <= now }) == true {
+            boards[board.selection]?.pasteOnceDeadline = nil
+            boards[board.selection]?.pasteOnce = false
+            log.info("\(board.name) was pasted once: clearing it")
+            clear(board.name) { _ in }
+        }
         for (key, active) in transfers where active.deadline <= now {
             endTransfer(key, reason: "requestor idle for \(transferTimeout)")
         }

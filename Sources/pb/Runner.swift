@@ -172,7 +172,7 @@ extension Runner {
             let item = try ControlProtocol.PasteboardItem(representations)
             let client = try DaemonClient(environment: Environment.all)
             _ = try client.send(.setItems(pasteboard: request.pasteboard.rawValue, items: [item],
-                                          options: request.sensitive ? [.sensitive] : []),
+                                          options: copyOptions(request)),
                                 timeoutMilliseconds: 30_000)
             return .success
         } catch let error as DaemonClientError {
@@ -191,6 +191,13 @@ extension Runner {
         } catch {
             return fail("\(error)")
         }
+    }
+
+    func copyOptions(_ request: CopyRequest) -> CopyOptions {
+        var options: CopyOptions = []
+        if request.sensitive { options.insert(.sensitive) }
+        if request.pasteOnce { options.insert(.pasteOnce) }
+        return options
     }
 
     func clear(_ name: PasteboardName) -> ExitCode {

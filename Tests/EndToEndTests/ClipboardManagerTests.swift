@@ -28,7 +28,7 @@ extension DesktopTestCase {
     }
 
     /// Starts owner.py on `selection` with `targets` (name and bytes) and waits until it owns it.
-    func startTestOwner(_ selection: String = "CLIPBOARD", mode: String = "serve",
+    func startTestOwner(_ selection: String = "CLIPBOARD", mode: String = "serve", windowClass: String? = nil,
                         targets: [(String, [UInt8])]) throws -> TestOwner {
         var specs: [String] = []
         for (index, (name, bytes)) in targets.enumerated() {
@@ -38,7 +38,7 @@ extension DesktopTestCase {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [peer("owner.py"), selection, "--mode", mode] + specs
+        process.arguments = [peer("owner.py"), selection, "--mode", mode] + (windowClass.map { ["--class", $0] } ?? []) + specs
         process.environment = desktop.environment
         let input = Pipe(), output = Pipe()
         process.standardInput = input

@@ -13,6 +13,13 @@ final class RobustnessTests: DesktopTestCase {
         XCTAssertEqual(try run("xsel", ["-b", "-o"]).text, "and still serving")
     }
 
+    func testThousandsOfBackToBackPastesAreAllAnswered() throws {
+        try pb("copy", input: Array("round trip".utf8))
+        let reply = try requestor("roundtrips", "1500")
+        XCTAssertEqual(reply["missed"] as? Int, 0, "every request got its SelectionNotify within 2 s")
+        XCTAssertEqual(reply["wrong"] as? Int, 0)
+    }
+
     func testCopyReturnsAtOnceHoldingNoPipeOpen() throws {
         // If pb kept stdout open (as xclip does), reading its output to the end would hang; the run
         // helper's timeout would kill it and the status would be negative.

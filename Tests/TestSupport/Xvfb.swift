@@ -20,7 +20,9 @@ public final class Xvfb: @unchecked Sendable {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"] + extraArguments
+        // -noreset: without it Xvfb resets whenever its last client leaves, dropping atoms and root
+        // properties and refusing some connections made meanwhile.
+        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "640x480x24"] + extraArguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")

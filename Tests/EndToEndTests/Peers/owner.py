@@ -3,9 +3,10 @@
 serves them (INCR for large data), prints "ready", and then does what it was told until its standard
 input closes or it is killed.
 
-usage: owner.py SELECTION [--mode serve|silent|clear-after-ready|exit-then-new-owner] TARGET=FILE...
+usage: owner.py SELECTION [--mode serve|silent|exit-then-new-owner] [--class WM_CLASS] TARGET=FILE...
   serve                 answer requests (default)
   silent                own the selection and never answer anything
+  --class NAME          set WM_CLASS on the owner window (for excludedWindowClasses)
   exit-then-new-owner   own, print ready, wait for a line on stdin, then destroy the window and at once
                         (same client, no delay) own it again with a second window offering NEWTARGET=FILE
 """
@@ -21,8 +22,12 @@ root = d.screen().root
 args = sys.argv[1:]
 selection = d.intern_atom(args.pop(0))
 mode = "serve"
-if args and args[0] == "--mode":
-    mode = args[1]
+wm_class = None
+while args and args[0].startswith("--"):
+    if args[0] == "--mode":
+        mode = args[1]
+    elif args[0] == "--class":
+        wm_class = args[1]
     args = args[2:]
 targets = {}
 for spec in args:
@@ -38,6 +43,8 @@ incr = {}  # (window id, property) -> [data, offset, type]
 def make_owner():
     w = root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
     w.change_attributes(event_mask=X.PropertyChangeMask)
+    if wm_class:
+        w.set_wm_class(wm_class.lower(), wm_class)
     w.change_property(d.intern_atom("_OWNER_TIME"), Xatom.STRING, 8, b"")
     d.flush()
     while True:

@@ -166,6 +166,28 @@ def cmd_stall_incr(sel="CLIPBOARD", target="application/octet-stream"):
     sys.stdin.read()  # hold the connection until the test closes our stdin
 
 
+def cmd_roundtrips(count, sel="CLIPBOARD"):
+    """count TARGETS + UTF8_STRING pairs from one requestor, each waiting at most 2 s; counts misses."""
+    w = window()
+    p = atom("REQ_PROP")
+    missed = 0
+    wrong = 0
+    expected = None
+    for i in range(int(count)):
+        for target in ("TARGETS", "UTF8_STRING"):
+            e = convert(w, atom(sel), atom(target), p, timeout=2)
+            if e is None or not e.property:
+                missed += 1
+                continue
+            r = read(w, p)
+            if target == "UTF8_STRING":
+                value = r["value"] if r else None
+                expected = expected or value
+                if value != expected:
+                    wrong += 1
+    print(json.dumps({"missed": missed, "wrong": wrong}))
+
+
 COMMANDS = {k[4:]: v for k, v in list(globals().items()) if k.startswith("cmd_")}
 
 if __name__ == "__main__":
