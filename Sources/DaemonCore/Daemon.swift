@@ -17,6 +17,8 @@ public final class Daemon {
     private var signals: SignalDescriptor!
     private var notifier: SystemdNotifier
     private var stopping = false
+    /// When the next WATCHDOG=1 is due (half of systemd's WatchdogSec), if systemd asked for them.
+    private var watchdogDue: MonotonicInstant?
     private var persistedCounts: [PasteboardName: UInt64] = [:]
     private var configuration: DaemonConfiguration
     private var manager: ClipboardManager!
@@ -37,11 +39,12 @@ public final class Daemon {
         do {
             signals = try SignalDescriptor(signals: [.terminate, .interrupt, .hangup])
             try? Signals.ignore(.pipe)
-            x = try XConnection(displayName: options.display)
         } catch {
             log.error("\(error)")
             return 1
         }
+        guard let connection = connectWithBackOff() else { return stopping ? 0 : 1 }
+        x = connection
         guard x.xfixesEventBase != nil else {
             log.error("the X server lacks the XFixes extension, which pasteboardd needs to watch owners")
             return 1
@@ -77,7 +80,8 @@ public final class Daemon {
         }
         x.flush()
         log.info("serving CLIPBOARD and PRIMARY on \(options.display ?? environment["DISPLAY"] ?? "the default display"), control socket \(directories.controlSocket)")
-        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY")
+        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(options.display ?? environment["DISPLAY"] ?? "")")
+        watchdogDue = notifier.watchdogInterval.map { clock.now() + $0 / 2 }
 
         let status = loop()
 
@@ -86,6 +90,36 @@ public final class Daemon {
         server.close()
         log.info(status == 0 ? "stopped" : "exiting with status \(status)")
         return status
+    }
+
+    /// Opens the display, waiting while the X server is not up yet (as at session start): retries after
+    /// 0.25 s, doubling to at most 10 s, answering SIGTERM meanwhile. With no display named at all there
+    /// is nothing to wait for: that is an error at once.
+    private func connectWithBackOff() -> XConnection? {
+        let name = options.display ?? environment["DISPLAY"]
+        guard let name, !name.isEmpty else {
+            log.error("no X display: DISPLAY is not set (for the user service: systemctl --user import-environment DISPLAY)")
+            return nil
+        }
+        var delay: Duration = .milliseconds(250)
+        var attempts = 0
+        while true {
+            if let connection = try? XConnection(displayName: name) { return connection }
+            attempts += 1
+            if attempts == 1 || attempts % 10 == 0 {
+                log.warning("cannot open X display \(name) yet; retrying (attempt \(attempts))")
+            }
+            try? notifier.status("waiting for X display \(name)")
+            let deadline = clock.now() + delay
+            // Wait on the signalfd, not a sleep, so SIGTERM still stops us at once.
+            while clock.now() < deadline {
+                _ = try? Poller.wait([PollRequest(signals.fileDescriptor, .readable)],
+                                     timeoutMilliseconds: clock.now().millisecondsUntil(deadline))
+                handleSignals()
+                if stopping { return nil }
+            }
+            delay = min(delay * 2, .seconds(10))
+        }
     }
 
     private func loop() -> Int32 {
@@ -103,7 +137,11 @@ public final class Daemon {
             service.expireTransfers(now: now)
             manager.expire(now: now)
             server.expireIdle(now: now)
-            let deadline = [service.nextDeadline, server.nextDeadline, manager.nextDeadline].compactMap { $0 }.min()
+            if let due = watchdogDue, due <= now {
+                try? notifier.watchdog()
+                watchdogDue = notifier.watchdogInterval.map { now + $0 / 2 }
+            }
+            let deadline = [service.nextDeadline, server.nextDeadline, manager.nextDeadline, watchdogDue].compactMap { $0 }.min()
             // Timers may have queued requests (a takeover): send them before blocking.
             if x.pendingEvents() > 0 { continue }
 
