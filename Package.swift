@@ -67,6 +67,9 @@ let package = Package(
             dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText", "ControlProtocol", "XClient", "Selection"]
         ),
 
+        /// The example program of docs/library.md, built and run by the tests so it stays true.
+        .executableTarget(name: "CopyRich", dependencies: ["Pasteboard"], path: "docs/examples"),
+
         // MARK: - Tests
 
         /// Xvfb fixture, peer runners and helpers shared by the test targets.

@@ -73,6 +73,9 @@ final class ClipboardManager {
                                deduplicate: configuration.historyDeduplicate, log: log)
     }
 
+    /// Snapshots in progress, for `pb status`.
+    var snapshotsInProgress: Int { snapshotter.activeCount }
+
     private var archivePath: String? { stateDirectory.map { $0 + "/clipboard.archive" } }
 
     // MARK: - Start

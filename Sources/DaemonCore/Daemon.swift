@@ -261,6 +261,7 @@ public final class Daemon {
                          StatusPair("clients", String(server.clients.count)),
                          StatusPair("watchers", String(server.clients.values.filter { $0.watched != nil }.count)),
                          StatusPair("recording", manager.paused ? "paused" : "on"),
+                         StatusPair("snapshots", String(manager.snapshotsInProgress)),
                          StatusPair("history", String(manager.history.entries.count))]
             for board in service.boards.values.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
                 pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))

@@ -71,6 +71,9 @@ final class Snapshotter {
         property = x.intern("_PASTEBOARD_SNAPSHOT")
     }
 
+    /// How many snapshots are in progress.
+    var activeCount: Int { active.count }
+
     /// True while a snapshot of `selection` is in progress.
     func isActive(_ selection: Atom) -> Bool { active[selection] != nil }
 
@@ -80,6 +83,7 @@ final class Snapshotter {
         let snapshot = Active(request: request, window: x.createWindow(eventMask: [.propertyChange]),
                               deadline: clock.now() + ownerTimeout)
         active[request.selection] = snapshot
+        log.debug("reading \(request.name) from its owner")
         if let targets = request.targets {
             snapshot.queue = policy.plan(offered: targets.compactMap { x.name(of: $0) })
             next(snapshot)
@@ -266,6 +270,12 @@ final class Snapshotter {
         guard active[snapshot.request.selection] === snapshot else { return }
         active[snapshot.request.selection] = nil
         x.destroyWindow(snapshot.window)
+        switch outcome {
+        case .complete(let content, let skipped):
+            log.debug("read \(snapshot.request.name): \(content.types.count) types, \(content.byteCount) bytes, \(skipped.count) skipped")
+        case .secret: break
+        case .failed(let why): log.debug("reading \(snapshot.request.name) failed: \(why)")
+        }
         snapshot.request.completion(outcome)
     }
 }

@@ -38,6 +38,8 @@ public final class SelectionReader {
     private let window: WindowID
     private let property: Atom
     private let clock = SystemClock()
+    /// How long to wait for an answer before asking again.
+    static let retryInterval: Duration = .seconds(1)
 
     public init(x: XConnection) {
         self.x = x
@@ -59,15 +61,28 @@ public final class SelectionReader {
     ///   - cap: the most bytes accepted.
     public func read(_ selection: Atom, target: Atom, timeoutMilliseconds: Int, cap: Int = 1 << 30) throws(SelectionReadError) -> PropertyValue {
         if owner(of: selection).isNone { throw .empty }
-        x.deleteProperty(window, property)
-        x.convertSelection(selection, target: target, property: property, requestor: window, time: .currentTime)
-        x.flush()
         let timeout = Duration.milliseconds(timeoutMilliseconds)
-        var deadline = clock.now() + timeout
-        let notified = try waitFor(deadline: deadline) { event in
-            if case .selectionNotify(let requestor, let s, _, _, _) = event { return requestor == window && s == selection }
-            return false
+        let finalDeadline = clock.now() + timeout
+        var deadline = finalDeadline
+        // Some owners drop requests that arrive while they are busy (xclip serves one INCR transfer at a
+        // time and ignores everything else meanwhile), so an unanswered request is asked again every
+        // second until the timeout. The content is the same whichever reply arrives.
+        var notified: XEventValue?
+        while notified == nil {
+            x.deleteProperty(window, property)
+            x.convertSelection(selection, target: target, property: property, requestor: window, time: .currentTime)
+            x.flush()
+            let attemptDeadline = min(clock.now() + Self.retryInterval, finalDeadline)
+            do {
+                notified = try waitFor(deadline: attemptDeadline) { event in
+                    if case .selectionNotify(let requestor, let s, _, _, _) = event { return requestor == window && s == selection }
+                    return false
+                }
+            } catch .timedOut where clock.now() < finalDeadline {
+                if owner(of: selection).isNone { throw .empty }
+            }
         }
+        guard let notified else { throw .timedOut }
         guard case .selectionNotify(_, _, _, let replyProperty, _) = notified, !replyProperty.isNone else {
             throw .refused
         }

@@ -161,4 +161,29 @@ final class PasteboardModelTests: DesktopTestCase {
         XCTAssertEqual(records[1]?["state"] as? String, "clear")
         XCTAssertEqual((records[1]?["changeCount"] as? Int).map { $0 - 1 }, records[0]?["changeCount"] as? Int)
     }
+
+    func testTheLibraryExampleRuns() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tools.buildDirectory + "/CopyRich")
+        process.environment = desktop.environment
+        let output = Pipe()
+        process.standardOutput = output
+        let before = try count()
+        try process.run()
+        defer { stop(process) }
+        // The example writes, reads back, then waits for the next change (its output is buffered
+        // until it exits, since standard output is a pipe).
+        try waitUntil(20, "the example waits for a change") { try status()["watchers"] == "1" }
+        XCTAssertEqual(try count(), before + 1, "one write with three representations is one change")
+        XCTAssertEqual(try pb("paste").text, "Hello, pasteboard")
+        XCTAssertEqual(try pb("paste", "-t", "rtf").text, #"{\rtf1\ansi Hello, {\b pasteboard}\par}"#)
+        try pb("copy", input: Array("next".utf8))
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("changeCount is now \(before + 1)"), text)
+        XCTAssertTrue(text.contains("<p>Hello, <b>pasteboard</b></p>"), text)
+        XCTAssertTrue(text.contains("com.apple.flat-rtfd"), text)
+        XCTAssertTrue(text.contains("changed to \(before + 2): data"), text)
+    }
 }

@@ -203,16 +203,16 @@ final class SelectionResponderTests: XCTestCase {
         XCTAssertTrue(plan.transfers.isEmpty)
     }
 
-    func testSizesKeepChunksAtMostFourMillionBytes() {
+    func testSizesKeepChunksAtMostOneMebibyte() {
         for maximum in [16_384, 262_140, 4_194_300, 4_001_024, 4_001_025, 16_777_212, Int(UInt32.max) * 4] {
             let sizes = SelectionResponder.sizes(maximumRequestBytes: maximum)
-            XCTAssertLessThanOrEqual(sizes.chunkSize, 4_000_000, "\(maximum)")
+            XCTAssertLessThanOrEqual(sizes.chunkSize, 1 << 20, "\(maximum)")
             XCTAssertLessThanOrEqual(sizes.chunkSize, maximum - 1024, "room for the request header at \(maximum)")
             XCTAssertGreaterThan(sizes.chunkSize, 0)
             XCTAssertLessThanOrEqual(sizes.incrThreshold, sizes.chunkSize)
         }
         XCTAssertEqual(SelectionResponder.sizes(maximumRequestBytes: 262_140).chunkSize, 262_140 - 1024)
-        XCTAssertEqual(SelectionResponder.sizes(maximumRequestBytes: 16_777_212).chunkSize, 4_000_000)
+        XCTAssertEqual(SelectionResponder.sizes(maximumRequestBytes: 16_777_212).chunkSize, 1 << 20)
     }
 
     // MARK: MULTIPLE
