@@ -560,13 +560,8 @@ private struct HTMLParser {
             let element = stack[index]
             let wantsParagraph = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "pre", "div"].contains(name)
             let force = wantsParagraph && paragraphs.count == element.paragraphsAtOpen && !element.dropsContent
-            // Commit with the closing element still on the stack so it contributes its paragraph attributes.
-            let saved = Array(stack[(index + 1)...])
-            stack.removeSubrange((index + 1)...)
+            // Commit with the whole stack in place: the text belongs to the innermost open elements.
             commitParagraph(force: force && (name != "div" || !runs.isEmpty || !runBytes.isEmpty))
-            _ = saved
-        } else {
-            flushRunIfNeeded()
         }
         for element in stack[index...].reversed() {
             if element.isList && !lists.isEmpty { lists.removeLast() }
@@ -574,8 +569,6 @@ private struct HTMLParser {
         }
         stack.removeSubrange(index...)
     }
-
-    mutating func flushRunIfNeeded() {}
 
     mutating func image(_ attributes: [String: String]) {
         guard !top.dropsContent else { return }
