@@ -111,8 +111,13 @@ private struct HTMLParser {
     var runs: [TextRun] = []
     var runBytes: [UInt8] = []
     var runAttributes = CharacterAttributes()
+    /// Bumped whenever the element stack changes, so text need not compare attributes byte by byte.
+    var stackVersion = 1
+    var runVersion = 0
     var lastWasSpace = true
     var warnings: [String] = []
+    var styleCache: [String: [(String, String)]] = [:]
+    var familyCache: [String: String?] = [:]
 
     static let voidElements: Set<String> = [
         "br", "img", "hr", "meta", "link", "input", "col", "area", "base", "wbr", "source", "embed", "param", "track",
@@ -320,9 +325,13 @@ private struct HTMLParser {
 
     @inline(__always)
     mutating func appendByte(_ c: UInt8) {
-        if runAttributes != top.char {
-            flushRun()
-            runAttributes = top.char
+        if runVersion != stackVersion {
+            runVersion = stackVersion
+            let current = stack[stack.count - 1].char
+            if runAttributes != current {
+                flushRun()
+                runAttributes = current
+            }
         }
         runBytes.append(c)
     }
@@ -339,6 +348,7 @@ private struct HTMLParser {
     }
 
     static func decodeEntities(_ raw: ArraySlice<UInt8>) -> String {
+        if !raw.contains(0x26) { return String(decoding: raw, as: UTF8.self) }
         var out = String.UnicodeScalarView()
         var bytes: [UInt8] = []
         var index = raw.startIndex
@@ -549,9 +559,31 @@ private struct HTMLParser {
         default: break
         }
         if let align = attributes["align"] { element.alignment = CSS.alignment(align) ?? element.alignment }
-        if let style = attributes["style"] { CSS.apply(style, to: &c, element: &element) }
+        if let style = attributes["style"] { applyStyle(style, to: &c, element: &element) }
         element.char = c
         stack.append(element)
+        stackVersion &+= 1
+    }
+
+    /// Applies a `style` attribute, parsing each distinct style string once (clipboard HTML repeats them).
+    mutating func applyStyle(_ style: String, to c: inout CharacterAttributes, element: inout HTMLElement) {
+        let declarations: [(String, String)]
+        if let cached = styleCache[style] {
+            declarations = cached
+        } else {
+            declarations = CSS.declarations(style)
+            if styleCache.count < 4096 { styleCache[style] = declarations }
+        }
+        CSS.apply(declarations, to: &c, element: &element)
+        for (property, value) in declarations where property == "font-family" {
+            if let cached = familyCache[value] {
+                c.fontFamily = cached
+            } else {
+                let family = CSS.firstFamily(value)
+                if familyCache.count < 4096 { familyCache[value] = family }
+                c.fontFamily = family
+            }
+        }
     }
 
     mutating func endTag(_ name: String) {
@@ -568,6 +600,7 @@ private struct HTMLParser {
             if element.isTable && !tables.isEmpty { tables.removeLast() }
         }
         stack.removeSubrange(index...)
+        stackVersion &+= 1
     }
 
     mutating func image(_ attributes: [String: String]) {
@@ -602,6 +635,7 @@ private struct HTMLParser {
             }
         }
         flushRun()
+        runVersion = 0
         var a = top.char
         a.attachment = Attachment(fileName: fileName, mimeType: mime, bytes: data, width: width, height: height)
         runs.append(TextRun("\u{FFFC}", a))
@@ -619,18 +653,25 @@ private enum CSS {
     static func declarations(_ style: String) -> [(String, String)] {
         style.split(separator: ";").compactMap { declaration in
             guard let colon = declaration.firstIndex(of: ":") else { return nil }
-            let property = declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-            var value = declaration[declaration.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            if let bang = value.range(of: "!important") { value = String(value[..<bang.lowerBound]).trimmingCharacters(in: .whitespaces) }
-            return (property, value)
+            let property = trimmed(declaration[..<colon]).lowercased()
+            var value = trimmed(declaration[declaration.index(after: colon)...])
+            if value.hasSuffix("important"), let bang = value.lastIndex(of: "!") { value = trimmed(value[..<bang]) }
+            return (property, String(value))
         }
     }
 
-    static func apply(_ style: String, to c: inout CharacterAttributes, element: inout HTMLElement) {
+    static func trimmed(_ s: Substring) -> Substring {
+        var s = s
+        while let first = s.first, first == " " || first == "\t" || first == "\n" || first == "\r" { s = s.dropFirst() }
+        while let last = s.last, last == " " || last == "\t" || last == "\n" || last == "\r" { s = s.dropLast() }
+        return s
+    }
+
+    static func apply(_ declarations: [(String, String)], to c: inout CharacterAttributes, element: inout HTMLElement) {
         var decorationStyle: String?
         var thick = false
         var words = false
-        for (property, value) in declarations(style) {
+        for (property, value) in declarations {
             let lower = value.lowercased()
             switch property {
             case "font-weight":
@@ -651,7 +692,7 @@ private enum CSS {
                 if lower == "transparent" || lower == "none" { c.backgroundColor = nil }
                 else if let color = color(lower.split(separator: " ").first.map(String.init) ?? lower) { c.backgroundColor = color }
             case "font-size": if let size = fontSize(lower, parent: c.fontSize ?? 12) { c.fontSize = size }
-            case "font-family": c.fontFamily = firstFamily(value)
+            case "font-family": break  // resolved by the parser with a cache
             case "vertical-align":
                 if lower == "super" { c.baseline = .superscript }
                 else if lower == "sub" { c.baseline = .subscript }
@@ -683,7 +724,7 @@ private enum CSS {
         }
         if element.name == "s" || element.name == "strike" || element.name == "del", decorationStyle == "double" {
             c.strikethrough = .double
-            if c.underline == .double && !style.lowercased().contains("underline") { c.underline = .none }
+            if c.underline == .double && !declarations.contains(where: { $0.1.lowercased().contains("underline") }) { c.underline = .none }
         }
     }
 
@@ -699,7 +740,7 @@ private enum CSS {
 
     /// A CSS length in points (pt, px, em relative to 12 pt, in, cm, mm); nil for others.
     static func length(_ value: String) -> Double? {
-        let v = value.trimmingCharacters(in: .whitespaces).lowercased()
+        let v = trimmed(value[...]).lowercased()
         func number(_ suffix: String) -> Double? { v.hasSuffix(suffix) ? Double(v.dropLast(suffix.count)) : nil }
         if let n = number("pt") { return n }
         if let n = number("px") { return n * 0.75 }
@@ -732,10 +773,19 @@ private enum CSS {
 
     static func firstFamily(_ value: String) -> String? {
         guard let first = value.split(separator: ",").first else { return nil }
-        var name = first.trimmingCharacters(in: .whitespaces)
+        var name = String(trimmed(first))
         if name.count >= 2, let q = name.first, q == "'" || q == "\"", name.last == q {
-            name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")
-                .replacingOccurrences(of: "\\\\", with: "\\")
+            name = String(name.dropFirst().dropLast())
+            if name.contains("\\") {
+                var unescaped = ""
+                var escaping = false
+                for c in name {
+                    if c == "\\" && !escaping { escaping = true; continue }
+                    escaping = false
+                    unescaped.append(c)
+                }
+                name = unescaped
+            }
         }
         return name.isEmpty ? nil : name
     }
@@ -754,7 +804,7 @@ private enum CSS {
     ]
 
     static func color(_ value: String) -> RGBColor? {
-        let v = value.trimmingCharacters(in: .whitespaces).lowercased()
+        let v = trimmed(value[...]).lowercased()
         if v.hasPrefix("#") {
             let hex = Array(v.dropFirst())
             func h(_ c: Character) -> UInt8? { c.hexDigitValue.map(UInt8.init) }
