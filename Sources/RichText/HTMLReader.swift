@@ -529,8 +529,10 @@ private struct HTMLParser {
             var state = lists[lists.count - 1]
             if let value = attributes["value"].flatMap({ Int($0) }) { state.counter = value } else { state.counter += 1 }
             lists[lists.count - 1] = state
-            element.list = ListMembership(
-                id: state.id, level: lists.count - 1, kind: state.kind, marker: state.kind.marker(number: state.counter))
+            let level = lists.count - 1
+            // Browsers draw nested bullets as disc, circle, square.
+            let marker = state.kind == .bullet ? ["•", "◦", "▪"][min(level, 2)] : state.kind.marker(number: state.counter)
+            element.list = ListMembership(id: state.id, level: level, kind: state.kind, marker: marker)
         case "table":
             element.isTable = true
             tableCount += 1

@@ -40,7 +40,7 @@ final class RoundTripTests: XCTestCase {
                     alignment: .justified, firstLineIndent: -18, leftIndent: 36, rightIndent: 18, spaceBefore: 6, spaceAfter: 12)),
             Paragraph(runs: [TextRun("right")], attributes: ParagraphAttributes(alignment: .right)),
             Paragraph(runs: [TextRun("apple")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 36, list: ListMembership(id: 1, level: 0, kind: .bullet, marker: "•"))),
-            Paragraph(runs: [TextRun("pear")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 72, list: ListMembership(id: 1, level: 1, kind: .bullet, marker: "•"))),
+            Paragraph(runs: [TextRun("pear")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 72, list: ListMembership(id: 1, level: 1, kind: .bullet, marker: "◦"))),
             Paragraph(runs: [TextRun("plum")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 36, list: ListMembership(id: 1, level: 0, kind: .bullet, marker: "•"))),
             Paragraph(runs: [TextRun("between")]),
             Paragraph(runs: [TextRun("first")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 36, list: ListMembership(id: 2, level: 0, kind: .decimal, marker: "1."))),
@@ -100,7 +100,7 @@ final class RoundTripTests: XCTestCase {
         let text = String(decoding: PlainTextWriter.write(Self.everything(includeHidden: true)), as: UTF8.self)
         XCTAssertTrue(text.hasPrefix("Title\nPlain  café 日本 😀\tx\ny bold"), text)
         XCTAssertFalse(text.contains("hidden"))
-        XCTAssertTrue(text.contains("\n• apple\n    • pear\n• plum\nbetween\n1. first\n2. second\nName\tValue\na\t\npicture: \n\nlast\n"), text)
+        XCTAssertTrue(text.contains("\n• apple\n    ◦ pear\n• plum\nbetween\n1. first\n2. second\nName\tValue\na\t\npicture: \n\nlast\n"), text)
     }
 
     func testPlainTextRoundTrip() {
