@@ -661,7 +661,8 @@ private struct RTFParser {
         var name = String(fontEntryName)
         while name.last == " " { name.removeLast() }
         while name.first == " " { name.removeFirst() }
-        if requireName && name.isEmpty && fonts[index] != nil { return }
+        // A group closing inside an entry (`{\*\panose …}` before the name) does not end it.
+        if requireName && name.isEmpty { return }
         let codePage = fontEntryCodePage ?? fontEntryCharset.flatMap(CodePage.forCharset)
         fonts[index] = FontEntry(name: name, codePage: codePage)
         if !name.isEmpty { fontOrder.append(name) }
