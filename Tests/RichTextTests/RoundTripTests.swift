@@ -22,7 +22,7 @@ final class RoundTripTests: XCTestCase {
             TextRun("i", CharacterAttributes(baseline: .subscript)),
             TextRun("strike", CharacterAttributes(strikethrough: .single)),
             TextRun("double strike", CharacterAttributes(strikethrough: .double)),
-            TextRun("link & more", CharacterAttributes(underline: .single, link: Link(url: "https://e.x/?a=1&b=\"2\"", title: "tip \"q\""))),
+            TextRun("link & more", CharacterAttributes(underline: .single, link: Link(url: "https://e.x/?a=1&b=2#x\\y", title: "tip \"q\""))),
             TextRun("{braces} \\ back", CharacterAttributes(bold: true, italic: true, link: Link(url: "https://example.org/"))),
         ]
         for style in UnderlineStyle.allCases where style != .none {
@@ -94,6 +94,12 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(try FlatRTFD.parse(rtfd.bytes).files.map(\.name), ["TXT.rtf", "image1.png"])
         let read = try FlatRTFD.readDocument(rtfd.bytes)
         assertSame(read.document, document)
+    }
+
+    func testQuotesInLinkURLsArePercentEncodedInRTF() {
+        let document = AttributedDocument(paragraphs: [Paragraph(runs: [TextRun("q", CharacterAttributes(link: Link(url: "https://e.x/?q=\"a\"")))])])
+        let rtf = String(decoding: RTFWriter.write(document).bytes, as: UTF8.self)
+        XCTAssertTrue(rtf.contains(#"{\field{\*\fldinst{HYPERLINK "https://e.x/?q=%22a%22"}}{\fldrslt {q}}}"#), rtf)
     }
 
     func testPlainTextRendersListsAndTables() {
