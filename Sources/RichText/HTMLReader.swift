@@ -210,8 +210,8 @@ private struct HTMLParser {
             if c == 0x2F { selfClosing = true; position += 1; continue }
             if c <= 0x20 { position += 1; continue }
             let attributeStart = position
-            while position < end, input[position] > 0x20, input[position] != 0x3D, input[position] != 0x3E, input[position] != 0x2F
-                || (position == attributeStart && input[position] == 0x2F && false)
+            while position < end, input[position] > 0x20, input[position] != 0x3D, input[position] != 0x3E,
+                input[position] != 0x2F
             {
                 position += 1
             }
@@ -406,7 +406,11 @@ private struct HTMLParser {
             last.text.unicodeScalars.removeLast()
             runs[runs.count - 1] = last
             if last.text.isEmpty { runs.removeLast() }
-            if runs.isEmpty { runs = [] ; paragraphs.append(Paragraph(runs: [], attributes: paragraphAttributes())); lastWasSpace = true; return }
+            if runs.isEmpty {  // `<div><br></div>`: an empty line
+                paragraphs.append(Paragraph(runs: [], attributes: paragraphAttributes()))
+                lastWasSpace = true
+                return
+            }
         }
         if runs.isEmpty && !force { return }
         paragraphs.append(Paragraph(runs: runs, attributes: paragraphAttributes()))
@@ -553,7 +557,6 @@ private struct HTMLParser {
             t.column += 1
             tables[tables.count - 1] = t
             element.cell = TableCell(table: t.id, row: t.row, column: t.column, isHeader: name == "th")
-            if name == "th" { c.bold = c.bold || false }
         case "head", "script", "style", "title", "template", "noscript", "textarea", "xmp", "object":
             element.dropsContent = true
         case "center":
