@@ -1,5 +1,3 @@
-import Foundation
-
 /// Reads clipboard HTML (Chromium, Firefox, LibreOffice, Qt) into an `AttributedDocument`.
 ///
 /// Input: UTF-8 with or without the `<meta charset>` prefix, UTF-16 with a BOM or by Qt's rule (exactly one of the
@@ -622,7 +620,7 @@ private struct HTMLParser {
         if parts.contains("base64") {
             data = Base64.decode(Array(payload.utf8))
         } else {
-            data = payload.removingPercentEncoding.map { Array($0.utf8) }
+            data = HTMLParser.percentDecoded(Array(payload.utf8))
         }
         guard let data, !data.isEmpty else {
             warn("dropped an image with an invalid data: URI")
@@ -645,6 +643,31 @@ private struct HTMLParser {
         a.attachment = Attachment(fileName: fileName, mimeType: mime, bytes: data, width: width, height: height)
         runs.append(TextRun("\u{FFFC}", a))
         lastWasSpace = false
+    }
+
+    /// `%hh` escapes decoded; a malformed escape is kept as written.
+    static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case 0x30...0x39: return b - 0x30
+            case 0x41...0x46: return b - 0x41 + 10
+            case 0x61...0x66: return b - 0x61 + 10
+            default: return nil
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] == 0x25, index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
     }
 
     mutating func finish() -> ReadResult {

@@ -106,6 +106,13 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(document.warnings.count, 1)
     }
 
+    func testPercentEncodedDataURI() {
+        let document = HTMLReader.read(bytes(#"<img src="data:image/svg+xml,%3Csvg%2F%3E" alt="logo.svg">"#)).document
+        XCTAssertEqual(document.attachments.first?.bytes, bytes("<svg/>"))
+        XCTAssertEqual(document.attachments.first?.fileName, "logo.svg")
+        XCTAssertEqual(document.attachments.first?.mimeType, "image/svg+xml")
+    }
+
     func testScriptStyleHeadAndUnknownTagsAndComments() {
         let document = read("<html><head><title>T</title><style>p{color:red}</style><script>if (a<b) x()</script></head><body><custom-tag>kept</custom-tag><!-- gone --><x y='>'>z</x><p style='display:none'>hidden</p></body></html>")
         XCTAssertEqual(document.string, "keptz\n")
