@@ -7,6 +7,9 @@
 /// div br h1–h6 ul ol li table tr td th img font span sup sub pre code`. `data:` images become attachments;
 /// unknown tags are ignored with their text kept. Never throws.
 public enum HTMLReader {
+    /// Elements nested deeper than this keep their text but add no formatting (bounds the work per tag).
+    public static let maximumDepth = 512
+
     public static func read(_ bytes: [UInt8]) -> ReadResult {
         let text = decode(bytes)
         var parser = HTMLParser(input: Array(text.utf8))
@@ -115,6 +118,9 @@ private struct HTMLParser {
     var lastWasSpace = true
     var warnings: [String] = []
     var styleCache: [String: [(String, String)]] = [:]
+    var depthWarned = false
+    /// How many elements of each name are open, so a stray end tag costs one lookup.
+    var openCounts: [String: Int] = [:]
     var familyCache: [String: String?] = [:]
 
     static let voidElements: Set<String> = [
@@ -471,6 +477,13 @@ private struct HTMLParser {
         default: break
         }
         if HTMLParser.voidElements.contains(name) { return }
+        if stack.count > HTMLReader.maximumDepth {
+            if !depthWarned {
+                depthWarned = true
+                warn("elements nested deeper than \(HTMLReader.maximumDepth); inner formatting ignored")
+            }
+            return
+        }
 
         var element = HTMLElement(name: name, char: top.char)
         element.preserveWhitespace = top.preserveWhitespace
@@ -565,6 +578,7 @@ private struct HTMLParser {
         if let style = attributes["style"] { applyStyle(style, to: &c, element: &element) }
         element.char = c
         stack.append(element)
+        openCounts[name, default: 0] += 1
         stackVersion &+= 1
     }
 
@@ -590,7 +604,7 @@ private struct HTMLParser {
     }
 
     mutating func endTag(_ name: String) {
-        guard let index = stack.lastIndex(where: { $0.name == name }), index > 0 else { return }
+        guard openCounts[name, default: 0] > 0, let index = stack.lastIndex(where: { $0.name == name }), index > 0 else { return }
         if HTMLParser.blockElements.contains(name) || stack[index...].contains(where: { HTMLParser.blockElements.contains($0.name) }) {
             let element = stack[index]
             let wantsParagraph = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "pre", "div"].contains(name)
@@ -599,6 +613,7 @@ private struct HTMLParser {
             commitParagraph(force: force && (name != "div" || !runs.isEmpty || !runBytes.isEmpty))
         }
         for element in stack[index...].reversed() {
+            openCounts[element.name, default: 1] -= 1
             if element.isList && !lists.isEmpty { lists.removeLast() }
             if element.isTable && !tables.isEmpty { tables.removeLast() }
         }

@@ -125,6 +125,15 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(read(header + body).string, "x\n")
     }
 
+    func testDeepNestingAndManyStrayEndTagsStayLinear() {
+        let html = String(repeating: "<b><span>", count: 50_000) + "deep" + String(repeating: "</i>", count: 100_000)
+        let start = Date()
+        let result = HTMLReader.read(bytes(html))
+        XCTAssertEqual(result.document.string, "deep\n")
+        XCTAssertEqual(runs(result.document).first?.attributes.bold, true)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+    }
+
     func testMalformedNeverLosesText() {
         XCTAssertEqual(read("<p><b>unclosed <i>tags</p></b> tail < 3 and <").string, "unclosed tags\ntail < 3 and <\n")
     }
