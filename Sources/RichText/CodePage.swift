@@ -115,6 +115,7 @@ public final class CodePage {
     private func buildSingle(_ byte: UInt8) -> Unicode.Scalar {
         if number == CodePage.symbol { return CodePage.symbolScalar(byte) }
         if byte < 0x80 { return Unicode.Scalar(byte) }
+        if number == 10000 { return CodePage.macRoman[Int(byte - 0x80)] }
         if number == 1252 {
             if byte >= 0xA0 { return Unicode.Scalar(byte) }
             return Windows1252.high[Int(byte - 0x80)] ?? Unicode.Scalar(byte)
@@ -124,6 +125,10 @@ public final class CodePage {
         }
         return Unicode.Scalar(byte)
     }
+
+    /// Mac OS Roman 0x80–0xFF (Foundation on Linux decodes this page wrongly).
+    static let macRoman: [Unicode.Scalar] = Array(
+        ("ÄÅÇÉÑÖÜáàâäãåçéèêëíìîïñóòôöõúùûü†°¢£§•¶ß®©™´¨≠ÆØ∞±≤≥¥µ∂∑∏π∫ªºΩæø¿¡¬√ƒ≈∆«»…\u{00A0}ÀÃÕŒœ–—“”‘’÷◊ÿŸ⁄€‹›ﬁﬂ‡·‚„‰ÂÊÁËÈÍÎÏÌÓÔ\u{F8FF}ÒÚÛÙıˆ˜¯˘˙˚¸˝˛ˇ").unicodeScalars)
 
     /// Adobe Symbol encoding for its Greek letters and common signs; other bytes keep their value.
     static func symbolScalar(_ byte: UInt8) -> Unicode.Scalar {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Reads clipboard HTML (Chromium, Firefox, LibreOffice, Qt) into an `AttributedDocument`.
 ///
 /// Input: UTF-8 with or without the `<meta charset>` prefix, UTF-16 with a BOM or by Qt's rule (exactly one of the
@@ -9,6 +7,9 @@ import Foundation
 /// div br h1–h6 ul ol li table tr td th img font span sup sub pre code`. `data:` images become attachments;
 /// unknown tags are ignored with their text kept. Never throws.
 public enum HTMLReader {
+    /// Elements nested deeper than this keep their text but add no formatting (bounds the work per tag).
+    public static let maximumDepth = 512
+
     public static func read(_ bytes: [UInt8]) -> ReadResult {
         let text = decode(bytes)
         var parser = HTMLParser(input: Array(text.utf8))
@@ -111,8 +112,16 @@ private struct HTMLParser {
     var runs: [TextRun] = []
     var runBytes: [UInt8] = []
     var runAttributes = CharacterAttributes()
+    /// Bumped whenever the element stack changes, so text need not compare attributes byte by byte.
+    var stackVersion = 1
+    var runVersion = 0
     var lastWasSpace = true
     var warnings: [String] = []
+    var styleCache: [String: [(String, String)]] = [:]
+    var depthWarned = false
+    /// How many elements of each name are open, so a stray end tag costs one lookup.
+    var openCounts: [String: Int] = [:]
+    var familyCache: [String: String?] = [:]
 
     static let voidElements: Set<String> = [
         "br", "img", "hr", "meta", "link", "input", "col", "area", "base", "wbr", "source", "embed", "param", "track",
@@ -205,8 +214,8 @@ private struct HTMLParser {
             if c == 0x2F { selfClosing = true; position += 1; continue }
             if c <= 0x20 { position += 1; continue }
             let attributeStart = position
-            while position < end, input[position] > 0x20, input[position] != 0x3D, input[position] != 0x3E, input[position] != 0x2F
-                || (position == attributeStart && input[position] == 0x2F && false)
+            while position < end, input[position] > 0x20, input[position] != 0x3D, input[position] != 0x3E,
+                input[position] != 0x2F
             {
                 position += 1
             }
@@ -320,9 +329,13 @@ private struct HTMLParser {
 
     @inline(__always)
     mutating func appendByte(_ c: UInt8) {
-        if runAttributes != top.char {
-            flushRun()
-            runAttributes = top.char
+        if runVersion != stackVersion {
+            runVersion = stackVersion
+            let current = stack[stack.count - 1].char
+            if runAttributes != current {
+                flushRun()
+                runAttributes = current
+            }
         }
         runBytes.append(c)
     }
@@ -339,6 +352,7 @@ private struct HTMLParser {
     }
 
     static func decodeEntities(_ raw: ArraySlice<UInt8>) -> String {
+        if !raw.contains(0x26) { return String(decoding: raw, as: UTF8.self) }
         var out = String.UnicodeScalarView()
         var bytes: [UInt8] = []
         var index = raw.startIndex
@@ -396,7 +410,11 @@ private struct HTMLParser {
             last.text.unicodeScalars.removeLast()
             runs[runs.count - 1] = last
             if last.text.isEmpty { runs.removeLast() }
-            if runs.isEmpty { runs = [] ; paragraphs.append(Paragraph(runs: [], attributes: paragraphAttributes())); lastWasSpace = true; return }
+            if runs.isEmpty {  // `<div><br></div>`: an empty line
+                paragraphs.append(Paragraph(runs: [], attributes: paragraphAttributes()))
+                lastWasSpace = true
+                return
+            }
         }
         if runs.isEmpty && !force { return }
         paragraphs.append(Paragraph(runs: runs, attributes: paragraphAttributes()))
@@ -459,6 +477,13 @@ private struct HTMLParser {
         default: break
         }
         if HTMLParser.voidElements.contains(name) { return }
+        if stack.count > HTMLReader.maximumDepth {
+            if !depthWarned {
+                depthWarned = true
+                warn("elements nested deeper than \(HTMLReader.maximumDepth); inner formatting ignored")
+            }
+            return
+        }
 
         var element = HTMLElement(name: name, char: top.char)
         element.preserveWhitespace = top.preserveWhitespace
@@ -519,8 +544,10 @@ private struct HTMLParser {
             var state = lists[lists.count - 1]
             if let value = attributes["value"].flatMap({ Int($0) }) { state.counter = value } else { state.counter += 1 }
             lists[lists.count - 1] = state
-            element.list = ListMembership(
-                id: state.id, level: lists.count - 1, kind: state.kind, marker: state.kind.marker(number: state.counter))
+            let level = lists.count - 1
+            // Browsers draw nested bullets as disc, circle, square.
+            let marker = state.kind == .bullet ? ["•", "◦", "▪"][min(level, 2)] : state.kind.marker(number: state.counter)
+            element.list = ListMembership(id: state.id, level: level, kind: state.kind, marker: marker)
         case "table":
             element.isTable = true
             tableCount += 1
@@ -541,7 +568,6 @@ private struct HTMLParser {
             t.column += 1
             tables[tables.count - 1] = t
             element.cell = TableCell(table: t.id, row: t.row, column: t.column, isHeader: name == "th")
-            if name == "th" { c.bold = c.bold || false }
         case "head", "script", "style", "title", "template", "noscript", "textarea", "xmp", "object":
             element.dropsContent = true
         case "center":
@@ -549,33 +575,51 @@ private struct HTMLParser {
         default: break
         }
         if let align = attributes["align"] { element.alignment = CSS.alignment(align) ?? element.alignment }
-        if let style = attributes["style"] { CSS.apply(style, to: &c, element: &element) }
+        if let style = attributes["style"] { applyStyle(style, to: &c, element: &element) }
         element.char = c
         stack.append(element)
+        openCounts[name, default: 0] += 1
+        stackVersion &+= 1
+    }
+
+    /// Applies a `style` attribute, parsing each distinct style string once (clipboard HTML repeats them).
+    mutating func applyStyle(_ style: String, to c: inout CharacterAttributes, element: inout HTMLElement) {
+        let declarations: [(String, String)]
+        if let cached = styleCache[style] {
+            declarations = cached
+        } else {
+            declarations = CSS.declarations(style)
+            if styleCache.count < 4096 { styleCache[style] = declarations }
+        }
+        CSS.apply(declarations, to: &c, element: &element)
+        for (property, value) in declarations where property == "font-family" {
+            if let cached = familyCache[value] {
+                c.fontFamily = cached
+            } else {
+                let family = CSS.firstFamily(value)
+                if familyCache.count < 4096 { familyCache[value] = family }
+                c.fontFamily = family
+            }
+        }
     }
 
     mutating func endTag(_ name: String) {
-        guard let index = stack.lastIndex(where: { $0.name == name }), index > 0 else { return }
+        guard openCounts[name, default: 0] > 0, let index = stack.lastIndex(where: { $0.name == name }), index > 0 else { return }
         if HTMLParser.blockElements.contains(name) || stack[index...].contains(where: { HTMLParser.blockElements.contains($0.name) }) {
             let element = stack[index]
             let wantsParagraph = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "pre", "div"].contains(name)
             let force = wantsParagraph && paragraphs.count == element.paragraphsAtOpen && !element.dropsContent
-            // Commit with the closing element still on the stack so it contributes its paragraph attributes.
-            let saved = Array(stack[(index + 1)...])
-            stack.removeSubrange((index + 1)...)
+            // Commit with the whole stack in place: the text belongs to the innermost open elements.
             commitParagraph(force: force && (name != "div" || !runs.isEmpty || !runBytes.isEmpty))
-            _ = saved
-        } else {
-            flushRunIfNeeded()
         }
         for element in stack[index...].reversed() {
+            openCounts[element.name, default: 1] -= 1
             if element.isList && !lists.isEmpty { lists.removeLast() }
             if element.isTable && !tables.isEmpty { tables.removeLast() }
         }
         stack.removeSubrange(index...)
+        stackVersion &+= 1
     }
-
-    mutating func flushRunIfNeeded() {}
 
     mutating func image(_ attributes: [String: String]) {
         guard !top.dropsContent else { return }
@@ -591,7 +635,7 @@ private struct HTMLParser {
         if parts.contains("base64") {
             data = Base64.decode(Array(payload.utf8))
         } else {
-            data = payload.removingPercentEncoding.map { Array($0.utf8) }
+            data = HTMLParser.percentDecoded(Array(payload.utf8))
         }
         guard let data, !data.isEmpty else {
             warn("dropped an image with an invalid data: URI")
@@ -609,10 +653,36 @@ private struct HTMLParser {
             }
         }
         flushRun()
+        runVersion = 0
         var a = top.char
         a.attachment = Attachment(fileName: fileName, mimeType: mime, bytes: data, width: width, height: height)
         runs.append(TextRun("\u{FFFC}", a))
         lastWasSpace = false
+    }
+
+    /// `%hh` escapes decoded; a malformed escape is kept as written.
+    static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case 0x30...0x39: return b - 0x30
+            case 0x41...0x46: return b - 0x41 + 10
+            case 0x61...0x66: return b - 0x61 + 10
+            default: return nil
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] == 0x25, index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
     }
 
     mutating func finish() -> ReadResult {
@@ -626,18 +696,25 @@ private enum CSS {
     static func declarations(_ style: String) -> [(String, String)] {
         style.split(separator: ";").compactMap { declaration in
             guard let colon = declaration.firstIndex(of: ":") else { return nil }
-            let property = declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-            var value = declaration[declaration.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            if let bang = value.range(of: "!important") { value = String(value[..<bang.lowerBound]).trimmingCharacters(in: .whitespaces) }
-            return (property, value)
+            let property = trimmed(declaration[..<colon]).lowercased()
+            var value = trimmed(declaration[declaration.index(after: colon)...])
+            if value.hasSuffix("important"), let bang = value.lastIndex(of: "!") { value = trimmed(value[..<bang]) }
+            return (property, String(value))
         }
     }
 
-    static func apply(_ style: String, to c: inout CharacterAttributes, element: inout HTMLElement) {
+    static func trimmed(_ s: Substring) -> Substring {
+        var s = s
+        while let first = s.first, first == " " || first == "\t" || first == "\n" || first == "\r" { s = s.dropFirst() }
+        while let last = s.last, last == " " || last == "\t" || last == "\n" || last == "\r" { s = s.dropLast() }
+        return s
+    }
+
+    static func apply(_ declarations: [(String, String)], to c: inout CharacterAttributes, element: inout HTMLElement) {
         var decorationStyle: String?
         var thick = false
         var words = false
-        for (property, value) in declarations(style) {
+        for (property, value) in declarations {
             let lower = value.lowercased()
             switch property {
             case "font-weight":
@@ -658,7 +735,7 @@ private enum CSS {
                 if lower == "transparent" || lower == "none" { c.backgroundColor = nil }
                 else if let color = color(lower.split(separator: " ").first.map(String.init) ?? lower) { c.backgroundColor = color }
             case "font-size": if let size = fontSize(lower, parent: c.fontSize ?? 12) { c.fontSize = size }
-            case "font-family": c.fontFamily = firstFamily(value)
+            case "font-family": break  // resolved by the parser with a cache
             case "vertical-align":
                 if lower == "super" { c.baseline = .superscript }
                 else if lower == "sub" { c.baseline = .subscript }
@@ -690,7 +767,7 @@ private enum CSS {
         }
         if element.name == "s" || element.name == "strike" || element.name == "del", decorationStyle == "double" {
             c.strikethrough = .double
-            if c.underline == .double && !style.lowercased().contains("underline") { c.underline = .none }
+            if c.underline == .double && !declarations.contains(where: { $0.1.lowercased().contains("underline") }) { c.underline = .none }
         }
     }
 
@@ -706,7 +783,7 @@ private enum CSS {
 
     /// A CSS length in points (pt, px, em relative to 12 pt, in, cm, mm); nil for others.
     static func length(_ value: String) -> Double? {
-        let v = value.trimmingCharacters(in: .whitespaces).lowercased()
+        let v = trimmed(value[...]).lowercased()
         func number(_ suffix: String) -> Double? { v.hasSuffix(suffix) ? Double(v.dropLast(suffix.count)) : nil }
         if let n = number("pt") { return n }
         if let n = number("px") { return n * 0.75 }
@@ -739,10 +816,19 @@ private enum CSS {
 
     static func firstFamily(_ value: String) -> String? {
         guard let first = value.split(separator: ",").first else { return nil }
-        var name = first.trimmingCharacters(in: .whitespaces)
+        var name = String(trimmed(first))
         if name.count >= 2, let q = name.first, q == "'" || q == "\"", name.last == q {
-            name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")
-                .replacingOccurrences(of: "\\\\", with: "\\")
+            name = String(name.dropFirst().dropLast())
+            if name.contains("\\") {
+                var unescaped = ""
+                var escaping = false
+                for c in name {
+                    if c == "\\" && !escaping { escaping = true; continue }
+                    escaping = false
+                    unescaped.append(c)
+                }
+                name = unescaped
+            }
         }
         return name.isEmpty ? nil : name
     }
@@ -761,7 +847,7 @@ private enum CSS {
     ]
 
     static func color(_ value: String) -> RGBColor? {
-        let v = value.trimmingCharacters(in: .whitespaces).lowercased()
+        let v = trimmed(value[...]).lowercased()
         if v.hasPrefix("#") {
             let hex = Array(v.dropFirst())
             func h(_ c: Character) -> UInt8? { c.hexDigitValue.map(UInt8.init) }

@@ -7,20 +7,24 @@ public enum HTMLWriter {
     public static func write(_ document: AttributedDocument) -> ConversionOutput {
         var writer = HTMLBuilder()
         writer.document(document)
-        return ConversionOutput(bytes: Array(writer.out.utf8), warnings: writer.warnings)
+        return ConversionOutput(bytes: writer.out, warnings: writer.warnings)
     }
 }
 
 private struct HTMLBuilder {
-    var out = ""
+    var out: [UInt8] = []
     var warnings: [String] = []
     /// Open lists, outermost first.
     var lists: [(tag: String, liOpen: Bool)] = []
     var openListID: Int?
+    /// `font-family: …` declarations by family, attribute-escaped (computed once per family).
+    var fontDeclarations: [String: String] = [:]
+
+    @inline(__always) mutating func emit(_ s: String) { out.append(contentsOf: s.utf8) }
 
     mutating func document(_ document: AttributedDocument) {
-        out += "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title></title>\n</head>\n"
-        out += "<body style=\"white-space: pre-wrap\">\n"
+        emit("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title></title>\n</head>\n")
+        emit("<body style=\"white-space: pre-wrap\">\n")
         for block in document.blocks {
             switch block {
             case .paragraph(let paragraph, _):
@@ -36,14 +40,14 @@ private struct HTMLBuilder {
             }
         }
         closeLists()
-        out += "</body>\n</html>\n"
+        emit("</body>\n</html>\n")
     }
 
     mutating func blockParagraph(_ paragraph: Paragraph) {
         let tag = paragraph.attributes.headingLevel.map { "h\(min(max($0, 1), 6))" } ?? "p"
-        out += "<\(tag)\(paragraphStyle(paragraph.attributes))>"
+        emit("<\(tag)\(paragraphStyle(paragraph.attributes))>")
         inline(paragraph.runs)
-        out += "</\(tag)>\n"
+        emit("</\(tag)>\n")
     }
 
     func paragraphStyle(_ a: ParagraphAttributes) -> String {
@@ -86,20 +90,20 @@ private struct HTMLBuilder {
                 if let start = HTMLBuilder.markerNumber(list), start != 1 { attributes += " start=\"\(start)\"" }
             }
             if lists.isEmpty == false && lists[lists.count - 1].liOpen == false {
-                out += "<li>"
+                emit("<li>")
                 lists[lists.count - 1].liOpen = true
             }
-            out += "<\(opening)\(attributes)>\n"
+            emit("<\(opening)\(attributes)>\n")
             lists.append((opening, false))
         }
-        if lists[level].liOpen { out += "</li>\n" }
+        if lists[level].liOpen { emit("</li>\n") }
         lists[level].liOpen = true
         let style = paragraphStyle(ParagraphAttributes(alignment: paragraph.attributes.alignment))
-        out += "<li\(style)>"
+        emit("<li\(style)>")
         if let heading = paragraph.attributes.headingLevel {
-            out += "<h\(heading)>"
+            emit("<h\(heading)>")
             inline(paragraph.runs)
-            out += "</h\(heading)>"
+            emit("</h\(heading)>")
         } else {
             inline(paragraph.runs)
         }
@@ -118,8 +122,8 @@ private struct HTMLBuilder {
 
     mutating func closeList() {
         let last = lists.removeLast()
-        if last.liOpen { out += "</li>\n" }
-        out += "</\(last.tag)>\n"
+        if last.liOpen { emit("</li>\n") }
+        emit("</\(last.tag)>\n")
     }
 
     mutating func closeLists() {
@@ -130,22 +134,22 @@ private struct HTMLBuilder {
     // MARK: Tables
 
     mutating func table(_ table: TableBlock) {
-        out += "<table>\n"
+        emit("<table>\n")
         for (rowIndex, row) in table.rows.enumerated() {
-            out += "<tr>"
+            emit("<tr>")
             let cellTag = table.headerRows[rowIndex] ? "th" : "td"
             for cell in row {
-                out += "<\(cellTag)>"
+                emit("<\(cellTag)>")
                 if cell.count == 1 && cell[0].attributes.headingLevel == nil && cell[0].attributes.list == nil {
                     inline(cell[0].runs)
                 } else {
                     for paragraph in cell { blockParagraph(paragraph) }
                 }
-                out += "</\(cellTag)>"
+                emit("</\(cellTag)>")
             }
-            out += "</tr>\n"
+            emit("</tr>\n")
         }
-        out += "</table>\n"
+        emit("</table>\n")
     }
 
     // MARK: Inline
@@ -155,56 +159,64 @@ private struct HTMLBuilder {
         for run in runs where !run.attributes.hidden {
             let a = run.attributes
             if a.link != currentLink {
-                if currentLink != nil { out += "</a>" }
+                if currentLink != nil { emit("</a>") }
                 if let link = a.link {
-                    out += "<a href=\"\(HTMLBuilder.escape(link.url, attribute: true))\""
-                    if let title = link.title { out += " title=\"\(HTMLBuilder.escape(title, attribute: true))\"" }
-                    out += ">"
+                    emit("<a href=\"\(HTMLBuilder.escape(link.url, attribute: true))\"")
+                    if let title = link.title { emit(" title=\"\(HTMLBuilder.escape(title, attribute: true))\"") }
+                    emit(">")
                 }
                 currentLink = a.link
             }
             var closers: [String] = []
             var styles: [String] = []
-            if let family = a.fontFamily { styles.append("font-family: \(HTMLBuilder.cssFontName(family))") }
+            if let family = a.fontFamily {
+                if let declaration = fontDeclarations[family] {
+                    styles.append(declaration)
+                } else {
+                    let declaration = HTMLBuilder.escape("font-family: \(HTMLBuilder.cssFontName(family))", attribute: true)
+                    fontDeclarations[family] = declaration
+                    styles.append(declaration)
+                }
+            }
             if let size = a.fontSize { styles.append("font-size: \(size.compact)pt") }
             if let color = a.foregroundColor { styles.append("color: \(HTMLBuilder.hex(color))") }
             if let color = a.backgroundColor { styles.append("background-color: \(HTMLBuilder.hex(color))") }
             if !styles.isEmpty {
-                out += "<span style=\"\(HTMLBuilder.escape(styles.joined(separator: "; "), attribute: true))\">"
+                emit("<span style=\"\(styles.joined(separator: "; "))\">")
                 closers.append("</span>")
             }
-            if a.bold { out += "<b>"; closers.append("</b>") }
-            if a.italic { out += "<i>"; closers.append("</i>") }
+            if a.bold { emit("<b>"); closers.append("</b>") }
+            if a.italic { emit("<i>"); closers.append("</i>") }
             switch a.underline {
             case .none: break
-            case .single: out += "<u>"
-            case .double: out += "<u style=\"text-decoration-style: double\">"
-            case .dotted: out += "<u style=\"text-decoration-style: dotted\">"
-            case .dashed: out += "<u style=\"text-decoration-style: dashed\">"
-            case .wave: out += "<u style=\"text-decoration-style: wavy\">"
-            case .thick: out += "<u style=\"text-decoration-thickness: 0.15em\">"
-            case .words: out += "<u style=\"text-decoration-skip: spaces\">"
+            case .single: emit("<u>")
+            case .double: emit("<u style=\"text-decoration-style: double\">")
+            case .dotted: emit("<u style=\"text-decoration-style: dotted\">")
+            case .dashed: emit("<u style=\"text-decoration-style: dashed\">")
+            case .wave: emit("<u style=\"text-decoration-style: wavy\">")
+            case .thick: emit("<u style=\"text-decoration-thickness: 0.15em\">")
+            case .words: emit("<u style=\"text-decoration-skip: spaces\">")
             }
             if a.underline != .none { closers.append("</u>") }
             switch a.strikethrough {
             case .none: break
-            case .single: out += "<s>"
-            case .double: out += "<s style=\"text-decoration-style: double\">"
+            case .single: emit("<s>")
+            case .double: emit("<s style=\"text-decoration-style: double\">")
             }
             if a.strikethrough != .none { closers.append("</s>") }
             switch a.baseline {
             case .normal: break
-            case .superscript: out += "<sup>"; closers.append("</sup>")
-            case .subscript: out += "<sub>"; closers.append("</sub>")
+            case .superscript: emit("<sup>"); closers.append("</sup>")
+            case .subscript: emit("<sub>"); closers.append("</sub>")
             }
             if let attachment = a.attachment {
                 image(attachment)
             } else {
-                out += HTMLBuilder.escape(run.text, attribute: false)
+                escapeText(run.text)
             }
-            for closer in closers.reversed() { out += closer }
+            for closer in closers.reversed() { emit(closer) }
         }
-        if currentLink != nil { out += "</a>" }
+        if currentLink != nil { emit("</a>") }
     }
 
     mutating func image(_ attachment: Attachment) {
@@ -212,13 +224,52 @@ private struct HTMLBuilder {
             warnings.append("dropped attachment \(attachment.fileName): HTML embeds only images")
             return
         }
-        out += "<img src=\"data:\(attachment.mimeType);base64,\(Base64.encode(attachment.bytes))\""
-        out += " alt=\"\(HTMLBuilder.escape(attachment.fileName, attribute: true))\""
+        emit("<img src=\"data:\(attachment.mimeType);base64,\(Base64.encode(attachment.bytes))\"")
+        emit(" alt=\"\(HTMLBuilder.escape(attachment.fileName, attribute: true))\"")
         var styles: [String] = []
         if let w = attachment.width { styles.append("width: \(w.compact)pt") }
         if let h = attachment.height { styles.append("height: \(h.compact)pt") }
-        if !styles.isEmpty { out += " style=\"\(styles.joined(separator: "; "))\"" }
-        out += ">"
+        if !styles.isEmpty { emit(" style=\"\(styles.joined(separator: "; "))\"") }
+        emit(">")
+    }
+
+    /// Appends text content escaped: `& < >`, NBSP as `&nbsp;`, U+2028 as `<br>`, U+FFFC dropped.
+    mutating func escapeText(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var copied = 0
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                let b = utf8[index]
+                var replacement: StaticString?
+                var length = 1
+                switch b {
+                case 0x26: replacement = "&amp;"
+                case 0x3C: replacement = "&lt;"
+                case 0x3E: replacement = "&gt;"
+                case 0xC2 where index + 1 < count && utf8[index + 1] == 0xA0:
+                    replacement = "&nbsp;"
+                    length = 2
+                case 0xE2 where index + 2 < count && utf8[index + 1] == 0x80 && utf8[index + 2] == 0xA8:
+                    replacement = "<br>"
+                    length = 3
+                case 0xEF where index + 2 < count && utf8[index + 1] == 0xBF && utf8[index + 2] == 0xBC:
+                    replacement = ""
+                    length = 3
+                default: break
+                }
+                if let replacement {
+                    out.append(contentsOf: utf8[copied..<index])
+                    replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+                    index += length
+                    copied = index
+                } else {
+                    index += 1
+                }
+            }
+            out.append(contentsOf: utf8[copied..<count])
+        }
     }
 
     static func hex(_ c: RGBColor) -> String {

@@ -35,12 +35,28 @@ public enum PlainTextWriter {
 
     static func appendText(of paragraph: Paragraph, to out: inout [UInt8]) {
         for run in paragraph.runs where !run.attributes.hidden && run.attributes.attachment == nil {
-            for scalar in run.text.unicodeScalars {
-                switch scalar {
-                case "\u{2028}", "\u{2029}": out.append(0x0A)
-                case "\u{FFFC}": break
-                default: out.append(contentsOf: String(scalar).utf8)
+            var text = run.text
+            text.withUTF8 { utf8 in
+                // U+2028/U+2029 (E2 80 A8/A9) become LF and U+FFFC (EF BF BC) is dropped; the rest is copied.
+                var copied = 0
+                var index = 0
+                let count = utf8.count
+                while index < count {
+                    let b = utf8[index]
+                    if b == 0xE2, index + 2 < count, utf8[index + 1] == 0x80, utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9 {
+                        out.append(contentsOf: utf8[copied..<index])
+                        out.append(0x0A)
+                        index += 3
+                        copied = index
+                    } else if b == 0xEF, index + 2 < count, utf8[index + 1] == 0xBF, utf8[index + 2] == 0xBC {
+                        out.append(contentsOf: utf8[copied..<index])
+                        index += 3
+                        copied = index
+                    } else {
+                        index += 1
+                    }
                 }
+                out.append(contentsOf: utf8[copied..<count])
             }
         }
     }

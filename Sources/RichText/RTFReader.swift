@@ -118,6 +118,10 @@ private struct RTFParser {
     var paragraphRuns: [TextRun] = []
     var paragraphs: [Paragraph] = []
     var listMarker = String.UnicodeScalarView()
+    /// Whether the current paragraph had a `\listtext`/`\pntext` group (an empty one means "no visible list").
+    var listTextSeen = false
+    /// Paragraph state when the root group closed, for a last paragraph without `\par`.
+    var finalParagraph: RTFParagraphState?
 
     // Tables, fields, pictures
     var tableOpen = false
@@ -125,6 +129,7 @@ private struct RTFParser {
     var tableRow = 0
     var tableColumn = 0
     var rowIsHeader = false
+    var cellHasParagraph = false
     var fields: [FieldState] = []
     var picture = PictureState()
     var pictureCount = 0
@@ -193,6 +198,7 @@ private struct RTFParser {
         } else if !stack.isEmpty || overflowDepth > 0 {
             warn("unterminated groups: \(stack.count + overflowDepth) closed at end of input")
             flushPendingLead()
+            finalParagraph = cur.para
             while !stack.isEmpty { popGroup() }
         }
     }
@@ -270,6 +276,7 @@ private struct RTFParser {
             if rootOpened { finished = true } else { warn("ignored unmatched }") }
             return
         }
+        if stack.count == 1 && rootOpened { finalParagraph = cur.para }
         popGroup()
         if stack.isEmpty && rootOpened { finished = true }
     }
@@ -506,6 +513,7 @@ private struct RTFParser {
         case .listtext, .pntext:
             cur.destination = .listText
             listMarker = String.UnicodeScalarView()
+            listTextSeen = true
         case .object:
             cur.destination = .dropText
         case .f:
@@ -567,14 +575,17 @@ private struct RTFParser {
         case .cell:
             if cur.destination == .text {
                 cur.para.inTable = true
-                paragraphBreak()
+                // `text\par\cell` (pandoc, Word) ends the cell's last paragraph once, not twice.
+                if !(cellHasParagraph && runBytes.isEmpty && paragraphRuns.isEmpty) { paragraphBreak() }
                 tableColumn += 1
+                cellHasParagraph = false
             }
         case .row:
             if cur.destination == .text {
                 if !runBytes.isEmpty || !paragraphRuns.isEmpty { paragraphBreak() }
                 tableRow += 1
                 tableColumn = 0
+                cellHasParagraph = false
             }
         case .trowd: rowIsHeader = false
         case .trhdr: rowIsHeader = true
@@ -650,7 +661,8 @@ private struct RTFParser {
         var name = String(fontEntryName)
         while name.last == " " { name.removeLast() }
         while name.first == " " { name.removeFirst() }
-        if requireName && name.isEmpty && fonts[index] != nil { return }
+        // A group closing inside an entry (`{\*\panose …}` before the name) does not end it.
+        if requireName && name.isEmpty { return }
         let codePage = fontEntryCodePage ?? fontEntryCharset.flatMap(CodePage.forCharset)
         fonts[index] = FontEntry(name: name, codePage: codePage)
         if !name.isEmpty { fontOrder.append(name) }
@@ -853,6 +865,7 @@ private struct RTFParser {
         paragraphs.append(Paragraph(runs: paragraphRuns, attributes: paragraphAttributes()))
         paragraphRuns = []
         listMarker = String.UnicodeScalarView()
+        listTextSeen = false
     }
 
     mutating func paragraphAttributes() -> ParagraphAttributes {
@@ -868,7 +881,8 @@ private struct RTFParser {
         )
         var marker = String(listMarker)
         marker = String(marker.unicodeScalars.filter { $0 != "\t" && $0 != " " && $0 != "\u{00A0}" })
-        if p.listID != 0 || !marker.isEmpty {
+        // LibreOffice attaches headings to outline numbering with an empty \listtext: not a visible list.
+        if !marker.isEmpty || (p.listID != 0 && !listTextSeen) {
             attributes.list = ListMembership(
                 id: p.listID, level: p.listLevel, kind: RTFParser.listKind(marker: marker), marker: marker)
         }
@@ -878,6 +892,7 @@ private struct RTFParser {
                 tableCount += 1
             }
             attributes.tableCell = TableCell(table: tableCount, row: tableRow, column: tableColumn, isHeader: rowIsHeader)
+            cellHasParagraph = true
         } else if tableOpen {
             tableOpen = false
             tableRow = 0
@@ -1011,6 +1026,7 @@ private struct RTFParser {
         flushRun()
         var document = AttributedDocument(paragraphs: paragraphs, endsWithParagraphBreak: true)
         if !paragraphRuns.isEmpty {
+            if let finalParagraph { cur.para = finalParagraph }
             document.paragraphs.append(Paragraph(runs: paragraphRuns, attributes: paragraphAttributes()))
             document.endsWithParagraphBreak = false
         }

@@ -163,7 +163,9 @@ private struct RTFBuilder {
                 continue
             }
             emit("{\\field{\\*\\fldinst{HYPERLINK \"")
-            fieldArgument(link.url)
+            // A quote cannot be escaped in a way every reader accepts (LibreOffice keeps the backslash), so
+            // URLs carry it percent-encoded as browsers do.
+            fieldArgument(link.url.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "%22"))
             emit("\"")
             if let title = link.title {
                 emit(" \\\\o \"")

@@ -22,7 +22,7 @@ final class RoundTripTests: XCTestCase {
             TextRun("i", CharacterAttributes(baseline: .subscript)),
             TextRun("strike", CharacterAttributes(strikethrough: .single)),
             TextRun("double strike", CharacterAttributes(strikethrough: .double)),
-            TextRun("link & more", CharacterAttributes(underline: .single, link: Link(url: "https://e.x/?a=1&b=\"2\"", title: "tip \"q\""))),
+            TextRun("link & more", CharacterAttributes(underline: .single, link: Link(url: "https://e.x/?a=1&b=2#x\\y", title: "tip \"q\""))),
             TextRun("{braces} \\ back", CharacterAttributes(bold: true, italic: true, link: Link(url: "https://example.org/"))),
         ]
         for style in UnderlineStyle.allCases where style != .none {
@@ -40,7 +40,7 @@ final class RoundTripTests: XCTestCase {
                     alignment: .justified, firstLineIndent: -18, leftIndent: 36, rightIndent: 18, spaceBefore: 6, spaceAfter: 12)),
             Paragraph(runs: [TextRun("right")], attributes: ParagraphAttributes(alignment: .right)),
             Paragraph(runs: [TextRun("apple")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 36, list: ListMembership(id: 1, level: 0, kind: .bullet, marker: "•"))),
-            Paragraph(runs: [TextRun("pear")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 72, list: ListMembership(id: 1, level: 1, kind: .bullet, marker: "•"))),
+            Paragraph(runs: [TextRun("pear")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 72, list: ListMembership(id: 1, level: 1, kind: .bullet, marker: "◦"))),
             Paragraph(runs: [TextRun("plum")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 36, list: ListMembership(id: 1, level: 0, kind: .bullet, marker: "•"))),
             Paragraph(runs: [TextRun("between")]),
             Paragraph(runs: [TextRun("first")], attributes: ParagraphAttributes(firstLineIndent: -18, leftIndent: 36, list: ListMembership(id: 2, level: 0, kind: .decimal, marker: "1."))),
@@ -96,11 +96,17 @@ final class RoundTripTests: XCTestCase {
         assertSame(read.document, document)
     }
 
+    func testQuotesInLinkURLsArePercentEncodedInRTF() {
+        let document = AttributedDocument(paragraphs: [Paragraph(runs: [TextRun("q", CharacterAttributes(link: Link(url: "https://e.x/?q=\"a\"")))])])
+        let rtf = String(decoding: RTFWriter.write(document).bytes, as: UTF8.self)
+        XCTAssertTrue(rtf.contains(#"{\field{\*\fldinst{HYPERLINK "https://e.x/?q=%22a%22"}}{\fldrslt {q}}}"#), rtf)
+    }
+
     func testPlainTextRendersListsAndTables() {
         let text = String(decoding: PlainTextWriter.write(Self.everything(includeHidden: true)), as: UTF8.self)
         XCTAssertTrue(text.hasPrefix("Title\nPlain  café 日本 😀\tx\ny bold"), text)
         XCTAssertFalse(text.contains("hidden"))
-        XCTAssertTrue(text.contains("\n• apple\n    • pear\n• plum\nbetween\n1. first\n2. second\nName\tValue\na\t\npicture: \n\nlast\n"), text)
+        XCTAssertTrue(text.contains("\n• apple\n    ◦ pear\n• plum\nbetween\n1. first\n2. second\nName\tValue\na\t\npicture: \n\nlast\n"), text)
     }
 
     func testPlainTextRoundTrip() {

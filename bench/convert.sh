@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Conversion throughput of `pb convert` next to unrtf and pandoc on the same generated inputs.
+#
+#   bench/convert.sh PB_BINARY [RUNS]
+#
+# Generates a ~10 MB RTF document deterministically (Word-style header, font and colour tables, mixed
+# formatting, \'hh and \uN characters, hyperlink fields, tables and lists), then times RTF→txt, RTF→HTML,
+# HTML→RTF, RTF→RTFD (write) and RTFD→txt (read) with pb, and RTF→txt/HTML with `unrtf --text`/`--html` and
+# `pandoc -f rtf -t plain`/`html` when installed. Prints a markdown table of median wall times and ratios.
+# Needs python3 (generator). Use a release build of pb.
+set -euo pipefail
+
+PB=${1:?usage: bench/convert.sh PB_BINARY [RUNS]}
+RUNS=${2:-5}
+SLOW_RUNS=${SLOW_RUNS:-3}      # pandoc is slow: fewer runs
+TIMEOUT=${TIMEOUT:-600}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pb-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+python3 - "$WORK/in.rtf" <<'PY'
+import sys
+# Deterministic linear congruential generator: the same document on every machine.
+state = 20240601
+def rnd(n):
+    global state
+    state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+    return state % n
+words = ("the quick brown fox jumps over lazy dog clipboard paste copy rich text format daemon selection "
+         "owner request target property window atom incremental transfer").split()
+special = [r"caf\'e9", r"na\'efve", r"\u8364?", r"\u26085?\u26412?", r"\emdash ", r"\ldblquote quoted\rdblquote ",
+           r"\u-10179?\u-8704?", r"\'93smart\'94", r"\{braces\}", r"back\\slash"]
+out = [r"{\rtf1\ansi\ansicpg1252\deff0\uc1{\fonttbl{\f0\froman\fcharset0 Times New Roman;}{\f1\fswiss\fcharset0 Arial;}"
+       r"{\f2\fmodern\fcharset0 Courier New;}{\f3\fnil\fcharset128 MS Gothic;}}"
+       r"{\colortbl;\red0\green0\blue0;\red200\green0\blue0;\red0\green100\blue200;}"
+       r"{\*\generator bench;}{\info{\title Bench}}" "\n"]
+size = 0
+target = 10 * 1024 * 1024
+paragraph = 0
+while size < target:
+    paragraph += 1
+    parts = []
+    if paragraph % 50 == 0:
+        row = r"\trowd\cellx2000\cellx4000\cellx6000 " + "".join(r"\pard\intbl %s %d\cell " % (words[rnd(len(words))], c) for c in range(3)) + r"\row" "\n"
+        parts.append(row + r"\pard ")
+    elif paragraph % 17 == 0:
+        parts.append(r"\pard\fi-360\li720\ls1\ilvl0{\listtext \'95\tab}")
+    else:
+        parts.append(r"\pard\plain\f%d\fs%d\sa120 " % (rnd(3), 20 + 2 * rnd(6)))
+    for _ in range(40 + rnd(40)):
+        k = rnd(100)
+        w = words[rnd(len(words))]
+        if k < 8:
+            parts.append(r"{\b %s} " % w)
+        elif k < 14:
+            parts.append(r"{\i\cf2 %s} " % w)
+        elif k < 17:
+            parts.append(r"{\ul\cf3 %s} " % w)
+        elif k < 20:
+            parts.append(special[rnd(len(special))] + " ")
+        elif k < 21:
+            parts.append(r'{\field{\*\fldinst{HYPERLINK "https://example.org/%d?a=1&b=2"}}{\fldrslt{\ul %s}}} ' % (rnd(1000), w))
+        elif k < 22:
+            parts.append(r"{\f3 \'82\'a0\'83\'5c\'95\\} ")
+        else:
+            parts.append(w + " ")
+    parts.append(r"\par" "\n")
+    chunk = "".join(parts)
+    out.append(chunk)
+    size += len(chunk)
+out.append("}\n")
+open(sys.argv[1], "w", encoding="ascii").write("".join(out))
+PY
+
+now_ns() { date +%s%N; }
+
+# median_ms RUNS COMMAND... : runs the command (stdout discarded) and prints the median wall time in ms,
+# or "failed"/"timeout".
+median_ms() {
+    local runs=$1; shift
+    local times=() start end status
+    for ((i = 0; i < runs; i++)); do
+        start=$(now_ns)
+        set +e
+        timeout "$TIMEOUT" "$@" > /dev/null 2> "$WORK/stderr"
+        status=$?
+        set -e
+        end=$(now_ns)
+        if [[ $status -eq 124 ]]; then echo timeout; return; fi
+        if [[ $status -ne 0 ]]; then echo failed; return; fi
+        times+=($(( (end - start) / 1000000 )))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'
+}
+
+have() { command -v "$1" > /dev/null 2>&1; }
+ratio() { [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ && $1 -gt 0 ]] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f×", b / a}' || echo "–"; }
+
+# Inputs for the other directions, made by pb once (not timed).
+"$PB" convert --from rtf --to html < "$WORK/in.rtf" > "$WORK/in.html"
+"$PB" convert --from rtf --to rtfd < "$WORK/in.rtf" > "$WORK/in.rtfd"
+
+rtf_size=$(wc -c < "$WORK/in.rtf")
+html_size=$(wc -c < "$WORK/in.html")
+echo "Input: generated RTF $((rtf_size / 1024)) KiB, HTML $((html_size / 1024)) KiB; median of $RUNS runs (pandoc $SLOW_RUNS)."
+echo "pb: $PB$(have unrtf && echo "; $(unrtf --version 2>&1 | head -1 | sed 's/^/unrtf /')")$(have pandoc && echo "; $(pandoc --version | head -1)")"
+echo
+
+pb_txt=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtf --to txt < \"\$1\"" "$PB" "$WORK/in.rtf")
+pb_html=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtf --to html < \"\$1\"" "$PB" "$WORK/in.rtf")
+pb_h2r=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from html --to rtf < \"\$1\"" "$PB" "$WORK/in.html")
+pb_rtfdw=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtf --to rtfd < \"\$1\"" "$PB" "$WORK/in.rtf")
+pb_rtfdr=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtfd --to txt < \"\$1\"" "$PB" "$WORK/in.rtfd")
+
+un_txt=n/a; un_html=n/a; pd_txt=n/a; pd_html=n/a; pd_h2r=n/a
+if have unrtf; then
+    # unrtf writes pictures into the working directory: run it in a scratch directory.
+    mkdir -p "$WORK/unrtf" && cd "$WORK/unrtf"
+    un_txt=$(median_ms "$RUNS" unrtf --text "$WORK/in.rtf")
+    un_html=$(median_ms "$RUNS" unrtf --html "$WORK/in.rtf")
+    cd - > /dev/null
+fi
+if have pandoc; then
+    pd_txt=$(median_ms "$SLOW_RUNS" pandoc -f rtf -t plain "$WORK/in.rtf")
+    pd_html=$(median_ms "$SLOW_RUNS" pandoc -f rtf -t html "$WORK/in.rtf")
+    pd_h2r=$(median_ms "$SLOW_RUNS" pandoc -f html -t rtf "$WORK/in.html")
+fi
+
+echo "| conversion | pb (ms) | unrtf (ms) | pandoc (ms) | unrtf ÷ pb | pandoc ÷ pb |"
+echo "|---|---:|---:|---:|---:|---:|"
+echo "| RTF → txt | $pb_txt | $un_txt | $pd_txt | $(ratio "$pb_txt" "$un_txt") | $(ratio "$pb_txt" "$pd_txt") |"
+echo "| RTF → HTML | $pb_html | $un_html | $pd_html | $(ratio "$pb_html" "$un_html") | $(ratio "$pb_html" "$pd_html") |"
+echo "| HTML → RTF | $pb_h2r | – | $pd_h2r | – | $(ratio "$pb_h2r" "$pd_h2r") |"
+echo "| RTF → RTFD (write) | $pb_rtfdw | – | – | – | – |"
+echo "| RTFD → txt (read) | $pb_rtfdr | – | – | – | – |"
