@@ -2,22 +2,25 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// A test owner (Peers/owner.py) holding a selection until its stdin closes.
+/// A test owner (Peers/owner.py) holding a selection until it is stopped.
 struct TestOwner {
     let process: Process
-    let input: FileHandle
-    let output: FileHandle
+    let output: LineReader
     /// Where its standard error goes, for failure messages.
     let errors: String
     var errorText: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
 
-    /// Asks an exit-then-new-owner owner to replace itself with `targets`.
-    func replace(with specs: [String]) {
-        input.write(Data((specs.joined(separator: " ") + "\n").utf8))
+    /// The file whose creation makes an owner started with `then:` replace itself.
+    let trigger: String
+
+    /// Asks an owner started with `then:` to destroy its window and own the selection again at once.
+    func replace() {
+        FileManager.default.createFile(atPath: trigger, contents: nil)
     }
 
+    /// Stops it by its PID (its window, and so its ownership, dies with it).
     func exit() {
-        try? input.close()
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
     }
 }
@@ -29,27 +32,33 @@ extension DesktopTestCase {
 
     /// Starts owner.py on `selection` with `targets` (name and bytes) and waits until it owns it.
     func startTestOwner(_ selection: String = "CLIPBOARD", mode: String = "serve", windowClass: String? = nil,
-                        targets: [(String, [UInt8])]) throws -> TestOwner {
-        var specs: [String] = []
-        for (index, (name, bytes)) in targets.enumerated() {
-            let path = desktop.home + "/owner-\(UUID().uuidString.prefix(6))-\(index)"
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            specs.append("\(name)=\(path)")
+                        then: [(String, [UInt8])] = [], targets: [(String, [UInt8])]) throws -> TestOwner {
+        func specs(_ list: [(String, [UInt8])]) throws -> [String] {
+            try list.map { name, bytes in
+                let path = desktop.home + "/owner-\(UUID().uuidString.prefix(8))"
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                return "\(name)=\(path)"
+            }
         }
+        let targetSpecs = try specs(targets)
+        let trigger = desktop.home + "/trigger-\(UUID().uuidString.prefix(8))"
+        let thenOptions = try specs(then).flatMap { ["--then", $0] } + (then.isEmpty ? [] : ["--trigger", trigger])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [peer("owner.py"), selection, "--mode", mode] + (windowClass.map { ["--class", $0] } ?? []) + specs
+        process.arguments = [peer("owner.py"), selection, "--mode", mode] + (windowClass.map { ["--class", $0] } ?? [])
+            + thenOptions + targetSpecs
         process.environment = desktop.environment
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
+        let output = Pipe()
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         process.standardOutput = output
         let errors = desktop.home + "/owner-\(UUID().uuidString.prefix(6)).err"
         FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        XCTAssertTrue(line.hasPrefix("ready"), "owner.py: \(line)")
-        return TestOwner(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading, errors: errors)
+        let reader = LineReader(output.fileHandleForReading)
+        let line = try reader.line()
+        XCTAssertEqual(line, "ready", "owner.py: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        return TestOwner(process: process, output: reader, errors: errors, trigger: trigger)
     }
 
     func status() throws -> [String: String] {
@@ -113,16 +122,14 @@ final class ClipboardManagerTests: DesktopTestCase {
     }
 
     func testANewOwnerWithinTheGuardIsNotClobbered() throws {
-        let replacement = desktop.home + "/replacement.txt"
-        try "the new owner".write(toFile: replacement, atomically: true, encoding: .utf8)
-        let owner = try startTestOwner(mode: "exit-then-new-owner", targets: [("UTF8_STRING", Array("the old owner".utf8))])
+        let owner = try startTestOwner(then: [("UTF8_STRING", Array("the new owner".utf8))],
+                                       targets: [("UTF8_STRING", Array("the old owner".utf8))])
         defer { owner.exit() }
         try waitForSnapshot(containing: "the old owner")
-        XCTAssertTrue(owner.process.isRunning, "owner alive before replace")
-        owner.replace(with: ["UTF8_STRING=\(replacement)"])
-        let said = String(decoding: owner.output.availableData, as: UTF8.self)
-        XCTAssertTrue(said.hasPrefix("replaced"), "owner.py said: \(said) \(owner.errorText)")
-        // Give a takeover every chance to (wrongly) happen, then check the new owner still serves.
+        XCTAssertTrue(owner.process.isRunning, "owner.py: \(owner.errorText)")
+        owner.replace()
+        XCTAssertEqual(try owner.output.line(), "replaced", "owner.py: \(owner.errorText)")
+        // The daemon reads the new owner too; by then a (wrong) takeover would have happened.
         try waitForSnapshot(containing: "the new owner")
         XCTAssertEqual(try pb("paste").text, "the new owner")
         XCTAssertEqual(try status()["owned.CLIPBOARD"], "no")

@@ -132,7 +132,7 @@ final class PasteboardModelTests: DesktopTestCase {
         process.standardOutput = output
         try process.run()
         defer { stop(process) }
-        XCTAssertTrue(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("ready"))
+        XCTAssertEqual(try LineReader(output.fileHandleForReading).line(), "ready")
         try waitUntil(10, "the GTK owner is counted") { try count("-P", name) == before + 1 }
         XCTAssertEqual(try pb("paste", "-P", name).text, "from GTK")
     }
@@ -150,12 +150,10 @@ final class PasteboardModelTests: DesktopTestCase {
         try waitUntil(10, "pb watch is registered") { try pb("status").text.contains("watchers: 1\n") }
         try pb("copy", input: Array("one".utf8))
         try pb("clear")
-        var text = ""
-        try waitUntil(10, "two records arrived") {
-            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            return text.split(separator: "\n").count >= 2
-        }
-        let records = try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let reader = LineReader(output.fileHandleForReading)
+        let lines = [try reader.line(), try reader.line()].compactMap { $0 }
+        XCTAssertEqual(lines.count, 2, "two records arrived")
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         XCTAssertEqual(records[0]?["pasteboard"] as? String, "CLIPBOARD")
         XCTAssertEqual(records[0]?["state"] as? String, "data")
         XCTAssertEqual(records[1]?["state"] as? String, "clear")

@@ -79,3 +79,35 @@ final class DataBox: @unchecked Sendable {
         set { lock.lock(); value = newValue; lock.unlock() }
     }
 }
+
+/// Reads what a child process prints, line by line, without Foundation's `availableData` (which
+/// returns an empty Data when a signal such as SIGCHLD interrupts its read, as if the pipe had closed).
+public final class LineReader: @unchecked Sendable {
+    private let fd: FileDescriptor
+    private var buffer: [UInt8] = []
+
+    public init(_ handle: FileHandle) {
+        fd = FileDescriptor(rawValue: handle.fileDescriptor)
+    }
+
+    /// The next line without its newline; nil at end of file or after `timeout` seconds.
+    public func line(timeout: Double = 10) throws -> String? {
+        let clock = SystemClock()
+        let deadline = clock.now() + .milliseconds(Int64(timeout * 1000))
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let now = clock.now()
+            guard now < deadline else { return nil }
+            let ready = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: now.millisecondsUntil(deadline))
+            guard !ready[0].isEmpty else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            if n == 0 { return buffer.isEmpty ? nil : String(decoding: buffer, as: UTF8.self) }
+            buffer += chunk[..<n]
+        }
+    }
+}

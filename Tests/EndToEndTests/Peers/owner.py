@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """A selection owner written for the tests (python-xlib): it owns SELECTION with the given targets and
-serves them (INCR for large data), prints "ready", and then does what it was told until its standard
-input closes or it is killed.
+serves them (INCR for large data), prints "ready", and serves until SIGTERM (or SIGINT).
 
-usage: owner.py SELECTION [--mode serve|silent|exit-then-new-owner] [--class WM_CLASS] TARGET=FILE...
-  serve                 answer requests (default)
-  silent                own the selection and never answer anything
-  --class NAME          set WM_CLASS on the owner window (for excludedWindowClasses)
-  exit-then-new-owner   own, print ready, wait for a line on stdin, then destroy the window and at once
-                        (same client, no delay) own it again with a second window offering NEWTARGET=FILE
+usage: owner.py SELECTION [--mode serve|silent] [--class WM_CLASS] [--then TARGET=FILE] TARGET=FILE...
+  serve            answer requests (default)
+  silent           own the selection and never answer anything
+  --class NAME     set WM_CLASS on the owner window (for excludedWindowClasses)
+  --then T=FILE    once the file named by --trigger exists, destroy the owner window and at once (same
+                   client, no delay) own the selection again with a new window offering T=FILE, then
+                   print "replaced": the Wine destroy-then-own pattern
+  --trigger PATH   the file whose appearance starts the replacement
 """
 import os
 import select
@@ -23,11 +24,17 @@ args = sys.argv[1:]
 selection = d.intern_atom(args.pop(0))
 mode = "serve"
 wm_class = None
+then = []
+trigger = None
 while args and args[0].startswith("--"):
     if args[0] == "--mode":
         mode = args[1]
     elif args[0] == "--class":
         wm_class = args[1]
+    elif args[0] == "--then":
+        then.append(args[1])
+    elif args[0] == "--trigger":
+        trigger = args[1]
     args = args[2:]
 targets = {}
 for spec in args:
@@ -97,21 +104,17 @@ while True:
             else:
                 del incr[(e.window.id, e.atom)]
             d.flush()
-        elif e.type == X.SelectionClear:
+        elif e.type == X.SelectionClear and e.window.id == owner.id:
             sys.exit("owner.py: lost the selection (SelectionClear)")
-    readable = [d.fileno(), sys.stdin]
-    r, _, _ = select.select(readable, [], [], 0.5)
-    if sys.stdin in r:
-        line = sys.stdin.readline()
-        if not line:
-            sys.exit("owner.py: standard input closed")
-        elif mode == "exit-then-new-owner":
-            owner.destroy()
-            new = {}
-            for spec in line.split():
-                name, path = spec.split("=", 1)
-                with open(path, "rb") as f:
-                    new[d.intern_atom(name)] = f.read()
-            targets = new
-            owner, owned_at = make_owner()
-            print("replaced", flush=True)
+    select.select([d.fileno()], [], [], 0.05)
+    if then and trigger and os.path.exists(trigger):
+        os.unlink(trigger)
+        owner.destroy()
+        new = {}
+        for spec in then:
+            name, path = spec.split("=", 1)
+            with open(path, "rb") as f:
+                new[d.intern_atom(name)] = f.read()
+        targets = new
+        owner, owned_at = make_owner()
+        print("replaced", flush=True)
