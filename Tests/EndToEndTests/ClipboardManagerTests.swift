@@ -212,3 +212,74 @@ extension RunResult {
         return nil
     }
 }
+
+/// The freedesktop clipboard-manager protocol with misbehaving or competing peers.
+final class ManagerProtocolTests: DesktopTestCase {
+    override class var startsDaemon: Bool { false }
+
+    override func tearDown() {
+        desktop.stopDaemon()
+        super.tearDown()
+    }
+
+    func testAnotherManagerIsNeverRobbed() throws {
+        // Another manager holds CLIPBOARD_MANAGER before pasteboardd starts.
+        let other = try startTestOwner("CLIPBOARD_MANAGER", mode: "silent", targets: [])
+        defer { other.exit() }
+        let before = try requestor("manager-owner")["owner"] as? Int
+        try desktop.startDaemon()
+        try pb("copy", input: Array("anything".utf8))
+        XCTAssertEqual(try requestor("manager-owner")["owner"] as? Int, before, "CLIPBOARD_MANAGER still belongs to the other manager")
+    }
+
+    func testItBecomesTheManagerWhenNobodyIs() throws {
+        try desktop.startDaemon()
+        try waitUntil(10, "pasteboardd owns CLIPBOARD_MANAGER") { (try requestor("manager-owner")["owner"] as? Int ?? 0) != 0 }
+    }
+
+    func testAClientThatDiesMidSaveLeavesNothingTaken() throws {
+        try desktop.startDaemon()
+        try waitUntil(10, "pasteboardd owns CLIPBOARD_MANAGER") { (try requestor("manager-owner")["owner"] as? Int ?? 0) != 0 }
+        let owner = try startTestOwner(mode: "silent", targets: [("UTF8_STRING", Array("never saved".utf8))])
+        defer { owner.exit() }
+        // The client asks for a save and vanishes; its owner never answers the manager's reads.
+        XCTAssertEqual(try requestor("save-and-die")["asked"] as? Bool, true)
+        XCTAssertEqual(try status()["owned.CLIPBOARD"], "no")
+        XCTAssertTrue(desktop.daemon?.isRunning == true)
+        try pb("copy", input: Array("still serving".utf8))
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "still serving")
+    }
+
+    func testAnOwnerThatDiesMidINCRLeavesTheDaemonServing() throws {
+        try desktop.startDaemon()
+        // 4 MiB of text arrives by INCR in 256 KiB chunks; the owner is killed while the daemon reads.
+        let big = [UInt8](repeating: 0x62, count: 4 << 20)
+        let owner = try startTestOwner(targets: [("UTF8_STRING", big)])
+        kill(owner.process.processIdentifier, SIGKILL)
+        owner.process.waitUntilExit()
+        try waitUntil(15, "the snapshot gave up") { try status()["snapshots"] == "0" }
+        XCTAssertTrue(desktop.daemon?.isRunning == true)
+        try pb("copy", input: Array("after the crash".utf8))
+        XCTAssertEqual(try pb("paste").text, "after the crash")
+    }
+
+    func testWatchRunsACommandPerChangeWithTheStateInItsEnvironment() throws {
+        try desktop.startDaemon()
+        let log = desktop.home + "/watch.log"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: desktop.pb)
+        process.arguments = ["watch", "-b", "/bin/sh", "-c", "printf '%s %s %s ' \"$CLIPBOARD_STATE\" \"$PASTEBOARD_NAME\" \"$CLIPBOARD_TYPE\" >> \(log); cat >> \(log); echo >> \(log)"]
+        process.environment = desktop.environment
+        try process.run()
+        defer { stop(process) }
+        try waitUntil(10, "pb watch is registered") { try status()["watchers"] == "1" }
+        try pb("copy", input: Array("watched text".utf8))
+        try pb("clear")
+        try waitUntil(10, "the command ran twice") {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").count >= 2
+        }
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], "data CLIPBOARD text/plain;charset=utf-8 watched text")
+        XCTAssertEqual(lines[1], "clear CLIPBOARD  ")
+    }
+}

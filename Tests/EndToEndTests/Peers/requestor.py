@@ -188,6 +188,20 @@ def cmd_roundtrips(count, sel="CLIPBOARD"):
     print(json.dumps({"missed": missed, "wrong": wrong}))
 
 
+def cmd_save_and_die(sel="CLIPBOARD"):
+    """Asks the clipboard manager to SAVE_TARGETS and exits at once, before any reply."""
+    w = window()
+    w.convert_selection(atom("CLIPBOARD_MANAGER"), atom("SAVE_TARGETS"), X.NONE, X.CurrentTime)
+    d.sync()
+    print(json.dumps({"asked": True}))
+
+
+def cmd_manager_owner():
+    """Prints the window that owns CLIPBOARD_MANAGER (0 for none)."""
+    owner = d.get_selection_owner(atom("CLIPBOARD_MANAGER"))
+    print(json.dumps({"owner": owner.id if owner else 0}))
+
+
 COMMANDS = {k[4:]: v for k, v in list(globals().items()) if k.startswith("cmd_")}
 
 if __name__ == "__main__":
