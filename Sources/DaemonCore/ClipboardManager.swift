@@ -76,7 +76,25 @@ final class ClipboardManager {
     /// Snapshots in progress, for `pb status`.
     var snapshotsInProgress: Int { snapshotter.activeCount }
 
-    private var archivePath: String? { stateDirectory.map { $0 + "/clipboard.archive" } }
+    private var archivePath: String? { archivePath(for: .general) }
+
+    /// Named pasteboards created with --persistent: their content is kept and restored like CLIPBOARD's.
+    var persistent: Set<PasteboardName> = []
+
+    /// Where `name`'s newest content is kept: `clipboard.archive` for CLIPBOARD, `pasteboards.d/<hex>.archive`
+    /// for a persistent named pasteboard (the name hex-encoded, so any name is a safe file name).
+    private func archivePath(for name: PasteboardName) -> String? {
+        guard let stateDirectory else { return nil }
+        if name == .general { return stateDirectory + "/clipboard.archive" }
+        let hex = name.rawValue.utf8.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return stateDirectory + "/pasteboards.d/" + hex + ".archive"
+    }
+
+    /// Forgets a removed pasteboard's kept content.
+    func forget(_ name: PasteboardName) {
+        persistent.remove(name)
+        if let path = archivePath(for: name) { try? FileSystem.removeFile(path, ignoreMissing: true) }
+    }
 
     // MARK: - Start
 
@@ -105,18 +123,24 @@ final class ClipboardManager {
     }
 
     private func restore() {
-        guard let path = archivePath, FileSystem.fileExists(path) else { return }
+        for name in [PasteboardName.general] + persistent.sorted(by: { $0.rawValue < $1.rawValue }) {
+            restore(name)
+        }
+    }
+
+    private func restore(_ name: PasteboardName) {
+        guard let path = archivePath(for: name), FileSystem.fileExists(path) else { return }
         do {
             let archive = try ContentArchive.decode(try FileSystem.readFile(path, limit: configuration.maxSnapshotBytes + (1 << 20)))
-            guard x.selectionOwner(x.atoms.clipboard).isNone else {
-                log.info("CLIPBOARD is owned; not restoring the saved content")
+            guard x.selectionOwner(x.intern(name.rawValue)).isNone else {
+                log.info("\(name) is owned; not restoring its saved content")
                 return
             }
-            service.own(.general, content: archive.content, silent: true) { [log] result in
-                if case .failure(let error) = result { log.warning("could not restore CLIPBOARD: \(error)") }
+            service.own(name, content: archive.content, silent: true) { [log] result in
+                if case .failure(let error) = result { log.warning("could not restore \(name): \(error)") }
             }
         } catch {
-            log.warning("cannot restore the saved clipboard: \(error)")
+            log.warning("cannot restore the saved content of \(name): \(error)")
         }
     }
 
@@ -210,7 +234,9 @@ final class ClipboardManager {
         takeoverDue[name] = nil
         takeoverWanted.remove(name)
         snapshotter.abandon(x.intern(name.rawValue))
-        if name == .general, let path = archivePath { try? FileSystem.removeFile(path, ignoreMissing: true) }
+        if name == .general || persistent.contains(name), let path = archivePath(for: name) {
+            try? FileSystem.removeFile(path, ignoreMissing: true)
+        }
     }
 
     /// The owner of `name` went away. Returns true when the manager will take over (or count the change
@@ -235,7 +261,9 @@ final class ClipboardManager {
         latest[name] = Latest(count: count, content: content, secret: content.isSensitive, done: true)
         takeoverDue[name] = nil
         if content.isSensitive {
-            if name == .general, let path = archivePath { try? FileSystem.removeFile(path, ignoreMissing: true) }
+            if name == .general || persistent.contains(name), let path = archivePath(for: name) {
+                try? FileSystem.removeFile(path, ignoreMissing: true)
+            }
             return
         }
         if !paused { record(name, content) }
@@ -244,7 +272,8 @@ final class ClipboardManager {
     /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history.
     private func record(_ name: PasteboardName, _ content: PasteboardContent) {
         guard !content.isSensitive, !paused else { return }
-        if name == .general, let path = archivePath {
+        if name == .general || persistent.contains(name), let path = archivePath(for: name) {
+            try? FileSystem.createDirectory(FileSystem.parentDirectory(of: path), mode: 0o700, intermediate: true)
             let archive = ContentArchive(pasteboard: name, changeCount: service.count(of: name) ?? 0,
                                          time: WallClock.now, content: content)
             do { try AtomicFile.write(archive.encode(), to: path) } catch {

@@ -69,6 +69,7 @@ public final class Daemon {
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory)
         service.manager = manager
+        manager.persistent = persistentNames
         manager.start()
         do {
             _ = try directories.createRuntime()
@@ -232,6 +233,7 @@ public final class Daemon {
             }
             guard pasteboardName(raw, for: client) != nil else { return }
             if persistent { persistentNames.insert(name) } else { persistentNames.remove(name) }
+            manager.persistent = persistentNames
             savePersistentNames()
             server.send(.changeCount(pasteboard: name.rawValue, count: service.count(of: name) ?? 0), to: client)
         case .removePasteboard(let raw):
@@ -244,6 +246,7 @@ public final class Daemon {
                 return
             }
             service.unwatch(name)
+            manager.forget(name)
             persistentNames.remove(name)
             savePersistentNames()
             server.send(.ok, to: client)

@@ -250,9 +250,11 @@ final class SelectionService {
             boards[selection] = board
             publish(selection)
             log.info("took \(board.name) (count \(count), \(content.items.count) items, \(content.types.count) types, \(content.byteCount) bytes)")
+            // The client is answered first: keeping the content (history, archive, with fsync) can take
+            // a while for large copies and the copy is already served.
+            completion(.success(count))
             manager?.daemonOwned(board.name, content: content, count: count)
             onChange?(board.name, count, content.isSensitive ? .sensitive : .data, content.types)
-            completion(.success(count))
         case .clear(let selection, let completion):
             guard var board = boards[selection] else { return }
             record(.housekeeping)
