@@ -67,6 +67,7 @@ test: deps-test
 
 bench: deps-bench release
 	PB_BIN_DIR="$(RELEASE_DIR)" bench/run.sh
+	bench/convert.sh "$(RELEASE_DIR)/pb" | tee bench/results/convert.md
 
 clean:
 	rm -rf .build
