@@ -1,4 +1,3 @@
-import Foundation
 import PasteboardCore
 import SystemSupport
 
@@ -45,33 +44,28 @@ public struct DaemonConfiguration: Equatable, Sendable {
         SnapshotPolicy(textCap: maxTextBytes, imageCap: maxImageBytes, otherCap: maxTextBytes, snapshotCap: maxSnapshotBytes)
     }
 
-    /// JSON's true and false arrive as NSNumbers of C type `char`; numbers never do.
-    private static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
-    }
-
     /// Parses a configuration file's bytes.
     public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: "\(path): \(message)") }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
-            throw fail("not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "syntax error"))")
+        let object: JSONValue
+        do { object = try JSONValue.parse(bytes) } catch {
+            throw fail("not valid JSON (\(error))")
         }
-        guard let dictionary = object as? [String: Any] else { throw fail("the top level must be a JSON object") }
+        guard case .object(let dictionary) = object else { throw fail("the top level must be a JSON object") }
         var config = DaemonConfiguration()
         for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
             func integer(_ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-                guard let number = value as? NSNumber, !isBoolean(number),
-                      number.doubleValue == number.doubleValue.rounded(), range.contains(number.intValue) else {
+                guard case .number(let number) = value, number == number.rounded(),
+                      number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
                     throw fail("\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
                 }
-                return number.intValue
+                return Int(number)
             }
             func boolean() throws(ConfigurationError) -> Bool {
-                guard let number = value as? NSNumber, isBoolean(number) else {
+                guard case .bool(let flag) = value else {
                     throw fail("\(key) must be true or false")
                 }
-                return number.boolValue
+                return flag
             }
             switch key {
             case "maxTextBytes": config.maxTextBytes = try integer(0...(1 << 30))
@@ -87,7 +81,11 @@ public struct DaemonConfiguration: Equatable, Sendable {
             case "enrichRichText": config.enrichRichText = try boolean()
             case "ramOnly": config.ramOnly = try boolean()
             case "excludedWindowClasses":
-                guard let list = value as? [String], list.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
+                guard case .array(let elements) = value,
+                      case let list = elements.compactMap({ element -> String? in
+                          if case .string(let name) = element { return name } else { return nil }
+                      }),
+                      list.count == elements.count, list.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
                     throw fail("excludedWindowClasses must be a list of window class names")
                 }
                 config.excludedWindowClasses = list
