@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport"]),
         .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
-        .testTarget(name: "RichTextTests", dependencies: ["RichText"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
             name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport", "Pasteboard"],

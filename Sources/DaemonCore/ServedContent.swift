@@ -1,6 +1,7 @@
 import PasteboardCore
 import RichText
 import Selection
+import SystemSupport
 
 /// Content the daemon owns a selection for, as X peers see it: target atoms in order, and how each
 /// target's value is produced.
@@ -94,7 +95,7 @@ final class ServedContent {
         guard let richest else { return nil }
         var result: [UInt8]?
         do {
-            result = try RichTextConverter.convert(richest.bytes, from: richest.format, to: format).bytes
+            result = try RichTextConverter.convert(richest.bytes, from: richest.format, to: format, codePages: IconvCodePages()).bytes
         } catch {
             failures.append((PasteboardType(format.rawValue), "\(error)"))
             result = nil
@@ -103,3 +104,6 @@ final class ServedContent {
         return result
     }
 }
+
+/// glibc's iconv decodes the double-byte code pages RichText has no tables for.
+extension IconvCodePages: CodePageDecoder {}

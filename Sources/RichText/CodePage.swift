@@ -1,36 +1,49 @@
-import CoreFoundation
-import Foundation
+/// Decodes bytes in a Windows code page that RichText has no table for: the double-byte pages (932, 936, 949,
+/// 950, 1361) and rarer single-byte ones. RichText is pure, so a decoder over the system's converters (iconv) is
+/// injected by its callers; `BuiltInCodePages` is the default.
+public protocol CodePageDecoder: Sendable {
+    /// The text of `bytes` in Windows code page `codePage`, or nil if the page is unknown or the bytes are
+    /// not valid in it (the whole buffer, not a prefix).
+    func decode(_ bytes: [UInt8], codePage: Int) -> String?
+}
+
+/// The decoder built into RichText: the single-byte pages of `CodePageTables` (437, 850, 874, 1250–1258 and
+/// 10000 Mac Roman); nil for every other page, so double-byte text becomes U+FFFD without a system decoder.
+public struct BuiltInCodePages: CodePageDecoder {
+    public init() {}
+
+    public func decode(_ bytes: [UInt8], codePage: Int) -> String? {
+        guard let high = CodePageTables.high(codePage) else { return nil }
+        var scalars = String.UnicodeScalarView()
+        for byte in bytes {
+            scalars.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(high[Int(byte - 0x80)])!)
+        }
+        return String(scalars)
+    }
+}
 
 /// A Windows code page that decodes bytes one character at a time, never failing.
 ///
-/// Foundation's `String(bytes:encoding:)` returns nil for a whole buffer when one byte is invalid, so this
-/// decodes per character: single-byte pages through a 256-entry table built once, double-byte pages
-/// (932, 936, 949, 950, 1361) per lead/trail pair with a cache. Bytes a page does not define map to the
-/// Unicode character with the same value (so cp1252 0x81 is U+0081); invalid pairs become U+FFFD.
+/// Single-byte pages decode through a 256-entry table built once (from `CodePageTables`, else from the
+/// decoder one byte at a time); double-byte pages (932, 936, 949, 950, 1361) ask the decoder per lead/trail
+/// pair, with a cache. Bytes a page does not define map to the Unicode character with the same value (so
+/// cp1252 0x81 is U+0081); invalid pairs, and pairs the decoder does not know, become U+FFFD.
 public final class CodePage {
     /// The Windows code page number, e.g. 1252, 932, 10000 (Mac Roman).
     public let number: Int
     public let isDoubleByte: Bool
     private var table: [Unicode.Scalar] = []
     private var pairs: [UInt16: String] = [:]
-    private let encoding: String.Encoding?
+    private let decoder: any CodePageDecoder
 
     /// The pseudo code page used for fonts with `\fcharset2` (Symbol).
     public static let symbol = -2
 
-    public init(_ number: Int) {
+    public init(_ number: Int, decoder: any CodePageDecoder = BuiltInCodePages()) {
         self.number = number
+        self.decoder = decoder
         isDoubleByte = [932, 936, 949, 950, 1361].contains(number)
-        encoding = number == CodePage.symbol ? nil : CodePage.foundationEncoding(number)
         if !isDoubleByte { table = (0...255).map { buildSingle(UInt8($0)) } }
-    }
-
-    /// The Foundation encoding for a Windows code page, or nil if Foundation does not know it.
-    public static func foundationEncoding(_ codePage: Int) -> String.Encoding? {
-        guard codePage > 0, codePage < 65536 else { return nil }
-        let cf = CFStringConvertWindowsCodepageToEncoding(UInt32(codePage))
-        guard cf != kCFStringEncodingInvalidId else { return nil }
-        return String.Encoding(rawValue: CFStringConvertEncodingToNSStringEncoding(cf))
     }
 
     /// The code page named by an RTF `\fcharsetN`, or nil for "use the document's page" (0, 1) and unknown values.
@@ -74,7 +87,7 @@ public final class CodePage {
     public func decode(_ byte: UInt8) -> Unicode.Scalar {
         if !isDoubleByte { return table[Int(byte)] }
         if byte < 0x80 { return Unicode.Scalar(byte) }
-        if let encoding, let s = String(bytes: [byte], encoding: encoding), s.unicodeScalars.count == 1 {
+        if let s = decoder.decode([byte], codePage: number), s.unicodeScalars.count == 1 {
             return s.unicodeScalars.first!
         }
         return "\u{FFFD}"
@@ -85,7 +98,7 @@ public final class CodePage {
         let key = UInt16(lead) << 8 | UInt16(trail)
         if let cached = pairs[key] { return cached }
         var result = "\u{FFFD}"
-        if let encoding, let s = String(bytes: [lead, trail], encoding: encoding), !s.isEmpty { result = s }
+        if let s = decoder.decode([lead, trail], codePage: number), !s.isEmpty { result = s }
         pairs[key] = result
         return result
     }
@@ -115,20 +128,15 @@ public final class CodePage {
     private func buildSingle(_ byte: UInt8) -> Unicode.Scalar {
         if number == CodePage.symbol { return CodePage.symbolScalar(byte) }
         if byte < 0x80 { return Unicode.Scalar(byte) }
-        if number == 10000 { return CodePage.macRoman[Int(byte - 0x80)] }
-        if number == 1252 {
-            if byte >= 0xA0 { return Unicode.Scalar(byte) }
-            return Windows1252.high[Int(byte - 0x80)] ?? Unicode.Scalar(byte)
-        }
-        if let encoding, let s = String(bytes: [byte], encoding: encoding), s.unicodeScalars.count == 1 {
+        if let high = CodePageTables.high(number) { return Unicode.Scalar(high[Int(byte - 0x80)])! }
+        if let s = decoder.decode([byte], codePage: number), s.unicodeScalars.count == 1 {
             return s.unicodeScalars.first!
         }
         return Unicode.Scalar(byte)
     }
 
-    /// Mac OS Roman 0x80–0xFF (Foundation on Linux decodes this page wrongly).
-    static let macRoman: [Unicode.Scalar] = Array(
-        ("ÄÅÇÉÑÖÜáàâäãåçéèêëíìîïñóòôöõúùûü†°¢£§•¶ß®©™´¨≠ÆØ∞±≤≥¥µ∂∑∏π∫ªºΩæø¿¡¬√ƒ≈∆«»…\u{00A0}ÀÃÕŒœ–—“”‘’÷◊ÿŸ⁄€‹›ﬁﬂ‡·‚„‰ÂÊÁËÈÍÎÏÌÓÔ\u{F8FF}ÒÚÛÙıˆ˜¯˘˙˚¸˝˛ˇ").unicodeScalars)
+    /// Mac OS Roman 0x80–0xFF.
+    static let macRoman: [Unicode.Scalar] = CodePageTables.cp10000.map { Unicode.Scalar($0)! }
 
     /// Adobe Symbol encoding for its Greek letters and common signs; other bytes keep their value.
     static func symbolScalar(_ byte: UInt8) -> Unicode.Scalar {

@@ -255,9 +255,9 @@ public enum FlatRTFD {
     // MARK: - Documents
 
     /// Reads flat RTFD into a document whose attachments carry the files `\NeXTGraphic` names.
-    public static func readDocument(_ bytes: [UInt8]) throws -> ReadResult {
+    public static func readDocument(_ bytes: [UInt8], codePages: any CodePageDecoder = BuiltInCodePages()) throws -> ReadResult {
         let archive = try parse(bytes)
-        var result = RTFReader.read(archive["TXT.rtf"] ?? [])
+        var result = RTFReader.read(archive["TXT.rtf"] ?? [], codePages: codePages)
         result.warnings = archive.warnings + result.warnings
         for p in result.document.paragraphs.indices {
             for r in result.document.paragraphs[p].runs.indices {

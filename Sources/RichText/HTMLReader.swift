@@ -10,15 +10,16 @@ public enum HTMLReader {
     /// Elements nested deeper than this keep their text but add no formatting (bounds the work per tag).
     public static let maximumDepth = 512
 
-    public static func read(_ bytes: [UInt8]) -> ReadResult {
-        let text = decode(bytes)
+    /// Reads HTML; `codePages` decodes a legacy `<meta charset>` RichText has no table for (Shift_JIS, GBK …).
+    public static func read(_ bytes: [UInt8], codePages: any CodePageDecoder = BuiltInCodePages()) -> ReadResult {
+        let text = decode(bytes, codePages: codePages)
         var parser = HTMLParser(input: Array(text.utf8))
         parser.run()
         return parser.finish()
     }
 
     /// Decodes clipboard HTML bytes to a string (see the type's contract).
-    public static func decode(_ bytes: [UInt8]) -> String {
+    public static func decode(_ bytes: [UInt8], codePages: any CodePageDecoder = BuiltInCodePages()) -> String {
         var slice = bytes[...]
         if slice.starts(with: [0xFF, 0xFE]) { return TextDecoding.decodeUTF16(slice.dropFirst(2), littleEndian: true) }
         if slice.starts(with: [0xFE, 0xFF]) { return TextDecoding.decodeUTF16(slice.dropFirst(2), littleEndian: false) }
@@ -31,7 +32,7 @@ public enum HTMLReader {
             slice = slice[start...]
         }
         if let charset = declaredCharset(slice), let codePage = legacyCodePage(charset) {
-            return CodePage(codePage).decode(Array(slice))
+            return CodePage(codePage, decoder: codePages).decode(Array(slice))
         }
         return String(decoding: slice, as: UTF8.self)
     }
@@ -39,7 +40,7 @@ public enum HTMLReader {
     /// The `StartHTML:` offset of a CF_HTML clipboard header, if valid.
     static func windowsFragmentStart(_ slice: ArraySlice<UInt8>) -> Int? {
         let header = String(decoding: slice.prefix(400), as: UTF8.self)
-        guard let range = header.range(of: "StartHTML:") else { return nil }
+        guard let range = header.firstRange(of: "StartHTML:") else { return nil }
         let digits = header[range.upperBound...].prefix { $0.isNumber }
         guard let offset = Int(digits), offset >= 0, offset < slice.count else { return nil }
         return slice.startIndex + offset
@@ -48,7 +49,7 @@ public enum HTMLReader {
     /// The charset named by a `<meta>` in the first 1024 bytes, lowercased.
     static func declaredCharset(_ slice: ArraySlice<UInt8>) -> String? {
         let head = String(decoding: slice.prefix(1024), as: UTF8.self).lowercased()
-        guard let range = head.range(of: "charset=") else { return nil }
+        guard let range = head.firstRange(of: "charset=") else { return nil }
         var name = head[range.upperBound...].drop { $0 == "\"" || $0 == "'" || $0 == " " }
         name = name.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" }
         return name.isEmpty ? nil : String(name)

@@ -284,7 +284,7 @@ private struct HTMLBuilder {
 
     static func cssFontName(_ name: String) -> String {
         if name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) { return name }
-        return "'" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        return "'" + name.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
     }
 
     static func escape(_ text: String, attribute: Bool) -> String {

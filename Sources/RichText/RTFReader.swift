@@ -22,9 +22,10 @@ public enum RTFReader {
     /// Deeper groups keep their text but share their parent's formatting state.
     public static let maximumGroupDepth = 200_000
 
-    public static func read(_ bytes: [UInt8]) -> ReadResult {
+    /// Reads RTF; `codePages` decodes the code pages RichText has no table for (double-byte ones above all).
+    public static func read(_ bytes: [UInt8], codePages: any CodePageDecoder = BuiltInCodePages()) -> ReadResult {
         bytes.withUnsafeBufferPointer { buffer in
-            var parser = RTFParser(input: buffer)
+            var parser = RTFParser(input: buffer, codePageDecoder: codePages)
             parser.run()
             return parser.finish()
         }
@@ -94,6 +95,7 @@ private struct RTFParser {
     var fontOrder: [String] = []
     var colors: [RGBColor?] = []
     var codePages: [Int: CodePage] = [:]
+    let codePageDecoder: any CodePageDecoder
 
     // Table building
     var fontEntryIndex: Int?
@@ -139,8 +141,9 @@ private struct RTFParser {
     var warnings: [String] = []
     var warningSet: Set<String> = []
 
-    init(input: UnsafeBufferPointer<UInt8>) {
+    init(input: UnsafeBufferPointer<UInt8>, codePageDecoder: any CodePageDecoder) {
         self.input = input
+        self.codePageDecoder = codePageDecoder
         runBytes.reserveCapacity(256)
     }
 
@@ -691,7 +694,7 @@ private struct RTFParser {
         }
         if number == 0 { number = documentCodePage }
         if let page = codePages[number] { return page }
-        let page = CodePage(number)
+        let page = CodePage(number, decoder: codePageDecoder)
         codePages[number] = page
         return page
     }

@@ -3,7 +3,7 @@ public enum DocumentFormat: String, CaseIterable, Sendable {
     case txt, rtf, html
     /// Flat RTFD (`com.apple.flat-rtfd`), as on Apple pasteboards.
     case rtfd
-    /// An RTFD bundle directory; use `RTFDBundle` to turn it into flat RTFD bytes.
+    /// An RTFD bundle directory; `RTFDBundle` turns its files into flat RTFD and back (the caller reads and writes them).
     case rtfdDirectory = "rtfd-dir"
 }
 
@@ -22,24 +22,29 @@ public struct ConversionOutput: Sendable {
 public enum RichTextConverter {
     /// Converts bytes of one format into another. Same format in and out returns the input bytes unchanged (passthrough).
     /// `rtfd` is flat RTFD (com.apple.flat-rtfd). `.rtfdDirectory` is not valid here (use RTFDBundle).
-    public static func convert(_ input: [UInt8], from: DocumentFormat, to: DocumentFormat) throws -> ConversionOutput {
+    /// `codePages` decodes the code pages RichText has no table for; pass a system decoder for double-byte text.
+    public static func convert(
+        _ input: [UInt8], from: DocumentFormat, to: DocumentFormat, codePages: any CodePageDecoder = BuiltInCodePages()
+    ) throws -> ConversionOutput {
         guard from != .rtfdDirectory, to != .rtfdDirectory else {
             throw RichTextError(.unsupported, format: "convert", "RTFD directories are read and written with RTFDBundle")
         }
         if from == to { return ConversionOutput(bytes: input) }
-        let read = try self.read(input, format: from)
+        let read = try self.read(input, format: from, codePages: codePages)
         var output = try write(read.document, format: to)
         output.warnings = read.warnings + output.warnings
         return output
     }
 
     /// Reads a document of any byte format.
-    public static func read(_ input: [UInt8], format: DocumentFormat) throws -> ReadResult {
+    public static func read(
+        _ input: [UInt8], format: DocumentFormat, codePages: any CodePageDecoder = BuiltInCodePages()
+    ) throws -> ReadResult {
         switch format {
         case .txt: return PlainTextReader.read(input)
-        case .rtf: return RTFReader.read(input)
-        case .html: return HTMLReader.read(input)
-        case .rtfd: return try FlatRTFD.readDocument(input)
+        case .rtf: return RTFReader.read(input, codePages: codePages)
+        case .html: return HTMLReader.read(input, codePages: codePages)
+        case .rtfd: return try FlatRTFD.readDocument(input, codePages: codePages)
         case .rtfdDirectory:
             throw RichTextError(.unsupported, format: "convert", "RTFD directories are read with RTFDBundle")
         }
@@ -58,8 +63,10 @@ public enum RichTextConverter {
     }
 
     /// A short human description of a document (like `textutil -info`): format, characters, paragraphs, attachments, fonts, warnings.
-    public static func info(_ input: [UInt8], format: DocumentFormat) throws -> String {
-        let result = try read(input, format: format)
+    public static func info(
+        _ input: [UInt8], format: DocumentFormat, codePages: any CodePageDecoder = BuiltInCodePages()
+    ) throws -> String {
+        let result = try read(input, format: format, codePages: codePages)
         let document = result.document
         var characters = 0
         var fonts: [String] = result.declaredFonts

@@ -41,6 +41,15 @@ final class ConvertCommandTests: XCTestCase {
         XCTAssertEqual(try runner.run(pb, ["convert", "--to", "txt", dir + "/doc.flat", "--from", "rtfd"]).text, "Café bold 日本\nsecond\n")
     }
 
+    func testDoubleByteCodePagesDecodeThroughTheSystem() throws {
+        let rtf = #"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0\fnil\fcharset128 MS Gothic;}{\f1\fnil\fcharset134 SimSun;}{\f2\fnil\fcharset129 Gulim;}{\f3\fnil\fcharset136 MingLiU;}}\f0 \'82\'a0\'95\\\'81\'60 \f1 \'d6\'d0 \f2 \'c7\'d1 \f3 \'a4\'a4}"#
+        let text = try runner.run(pb, ["convert", "--from", "rtf", "--to", "txt"], input: Array(rtf.utf8))
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertEqual(text.text, "あ表\u{FF5E} 中 한 中")
+        let html: [UInt8] = Array("<meta charset=\"shift_jis\"><p>".utf8) + [0x82, 0xA0, 0x95, 0x5C] + Array("</p>".utf8)
+        XCTAssertEqual(try runner.run(pb, ["convert", "--from", "html", "--to", "txt"], input: html).text, "あ表\n")
+    }
+
     func testSameFormatIsPassthroughByteForByte() throws {
         let odd = Array(#"{\rtf1 {\*\unknowngroup keep me}odd   spacing\par}"#.utf8)
         XCTAssertEqual(try runner.run(pb, ["convert", "--from", "rtf", "--to", "rtf"], input: odd).stdout, odd)

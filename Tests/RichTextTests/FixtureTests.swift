@@ -17,7 +17,7 @@ final class FixtureTests: XCTestCase {
     }
 
     func plainText(_ name: String, _ format: DocumentFormat) throws -> String {
-        String(decoding: try RichTextConverter.convert(try fixture(name), from: format, to: .txt).bytes, as: UTF8.self)
+        String(decoding: try RichTextConverter.convert(try fixture(name), from: format, to: .txt, codePages: systemCodePages).bytes, as: UTF8.self)
     }
 
     func run(_ document: AttributedDocument, containing text: String) throws -> TextRun {
@@ -26,7 +26,7 @@ final class FixtureTests: XCTestCase {
 
     func testLibreOfficeRTF() throws {
         XCTAssertEqual(lines(try plainText("libreoffice/memo.rtf", .rtf)), try expectedLines("libreoffice/memo.expected.txt"))
-        let result = RTFReader.read(try fixture("libreoffice/memo.rtf"))
+        let result = RTFReader.read(try fixture("libreoffice/memo.rtf"), codePages: systemCodePages)
         let document = result.document
         XCTAssertEqual(try run(document, containing: "link to example").attributes.link?.url, "https://example.org/?a=1&b=2")
         XCTAssertTrue(try run(document, containing: "bold").attributes.bold)
@@ -46,14 +46,14 @@ final class FixtureTests: XCTestCase {
     func testLibreOfficeHTML() throws {
         // LibreOffice's HTML export also writes its page footer (a PAGE field showing "1"); its text export does not.
         XCTAssertEqual(lines(try plainText("libreoffice/memo.html", .html)), try expectedLines("libreoffice/memo.expected.txt") + ["1"])
-        let document = HTMLReader.read(try fixture("libreoffice/memo.html")).document
+        let document = HTMLReader.read(try fixture("libreoffice/memo.html"), codePages: systemCodePages).document
         XCTAssertEqual(try run(document, containing: "link to example").attributes.link?.url, "https://example.org/?a=1&b=2")
         XCTAssertTrue(try run(document, containing: "bold").attributes.bold)
     }
 
     func testPandocRTF() throws {
         XCTAssertEqual(lines(try plainText("pandoc/memo.rtf", .rtf)), try expectedLines("pandoc/memo.rtf.expected.txt"))
-        let document = RTFReader.read(try fixture("pandoc/memo.rtf")).document
+        let document = RTFReader.read(try fixture("pandoc/memo.rtf"), codePages: systemCodePages).document
         XCTAssertEqual(document.attachments.map(\.bytes), [try fixture("red.png")])
         XCTAssertEqual(document.attachments.first?.width, 40)
         XCTAssertEqual(document.paragraphs.first?.attributes.headingLevel, 1)
@@ -62,7 +62,7 @@ final class FixtureTests: XCTestCase {
 
     func testPandocHTML() throws {
         XCTAssertEqual(lines(try plainText("pandoc/memo.html", .html)), try expectedLines("pandoc/memo.html.expected.txt"))
-        let document = HTMLReader.read(try fixture("pandoc/memo.html")).document
+        let document = HTMLReader.read(try fixture("pandoc/memo.html"), codePages: systemCodePages).document
         XCTAssertEqual(try run(document, containing: "link to example").attributes.link, Link(url: "https://example.org/?a=1&b=2", title: "Example site"))
         XCTAssertEqual(document.attachments.map(\.bytes), [try fixture("red.png")])
         XCTAssertEqual(try run(document, containing: "struck").attributes.strikethrough, .single)
@@ -70,7 +70,7 @@ final class FixtureTests: XCTestCase {
 
     func testCocoaTextEdit() throws {
         XCTAssertEqual(lines(try plainText("cocoa/textedit.rtf", .rtf)), try expectedLines("cocoa/textedit.expected.txt"))
-        let document = RTFReader.read(try fixture("cocoa/textedit.rtf")).document
+        let document = RTFReader.read(try fixture("cocoa/textedit.rtf"), codePages: systemCodePages).document
         let bold = try run(document, containing: "bold")
         XCTAssertEqual(bold.attributes.fontFamily, "Helvetica-Bold")
         XCTAssertTrue(bold.attributes.bold)
@@ -84,7 +84,7 @@ final class FixtureTests: XCTestCase {
         XCTAssertEqual(items.map { $0.attributes.list?.marker }, ["•", "•"])
         XCTAssertEqual(document.paragraphs.last?.attributes.alignment, .center)
         // The same document through HTML keeps what a reader sees.
-        let html = String(decoding: try RichTextConverter.convert(try fixture("cocoa/textedit.rtf"), from: .rtf, to: .html).bytes, as: UTF8.self)
+        let html = String(decoding: try RichTextConverter.convert(try fixture("cocoa/textedit.rtf"), from: .rtf, to: .html, codePages: systemCodePages).bytes, as: UTF8.self)
         XCTAssertTrue(html.contains(#"<a href="https://www.apple.com/"><span style="font-family: Helvetica; font-size: 12pt; background-color: #ffff00">a link</span></a>"#), html)
         XCTAssertTrue(html.contains("<ul>\n" + #"<li><span style="font-family: Helvetica; font-size: 12pt">first item</span></li>"#), html)
     }

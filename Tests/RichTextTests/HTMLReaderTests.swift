@@ -30,7 +30,8 @@ final class HTMLReaderTests: XCTestCase {
 
     func testLegacyCharsetFromMeta() {
         let html: [UInt8] = bytes("<meta charset=\"shift_jis\"><p>") + [0x82, 0xA0, 0x95, 0x5C] + bytes("</p>")
-        XCTAssertEqual(HTMLReader.read(html).document.string, "あ表\n")
+        XCTAssertEqual(HTMLReader.read(html, codePages: systemCodePages).document.string, "あ表\n")
+        XCTAssertEqual(HTMLReader.read(html).document.string, "\u{FFFD}\u{FFFD}\n", "without a system decoder, double-byte text is U+FFFD")
     }
 
     func testEntities() {
