@@ -1,39 +1,15 @@
-import Foundation
-
-/// RTFD bundle directories (`Name.rtfd/` holding `TXT.rtf` and attachment files) to and from flat RTFD.
+/// RTFD bundle directories (`Name.rtfd/` holding `TXT.rtf` and attachment files) to and from flat RTFD, as
+/// files in memory. RichText does no I/O: the caller lists and reads the directory (skipping subdirectories
+/// and dot files, keeping to `FlatRTFD.maximumEntries` and `FlatRTFD.maximumSize`) and writes the files back.
 public enum RTFDBundle {
-    /// Reads an RTFD bundle directory (TXT.rtf + attachments) into flat RTFD bytes.
-    /// Regular files directly inside the directory are included; subdirectories and dot files are skipped.
-    public static func read(directoryPath: String) throws -> [UInt8] {
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard manager.fileExists(atPath: directoryPath, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw RichTextError(.io, format: "RTFD bundle", "\(directoryPath) is not a directory")
+    /// Flat RTFD bytes from the files of a bundle directory (stored in name order, whatever order they come in). `directoryPath` only names the
+    /// bundle in errors. Throws if there is no `TXT.rtf` or the files are over the flat-RTFD limits.
+    public static func flatRTFD(files: [(name: String, bytes: [UInt8])], directoryPath: String) throws -> [UInt8] {
+        guard files.count <= FlatRTFD.maximumEntries else {
+            throw RichTextError(.limitExceeded, format: "RTFD bundle", "\(files.count) files is over the limit")
         }
-        let names: [String]
-        do {
-            names = try manager.contentsOfDirectory(atPath: directoryPath).sorted()
-        } catch {
-            throw RichTextError(.io, format: "RTFD bundle", "cannot list \(directoryPath): \(error.localizedDescription)")
-        }
-        guard names.count <= FlatRTFD.maximumEntries else {
-            throw RichTextError(.limitExceeded, format: "RTFD bundle", "\(names.count) files is over the limit")
-        }
-        var files: [(name: String, bytes: [UInt8])] = []
-        var total = 0
-        for name in names where !name.hasPrefix(".") {
-            let path = (directoryPath as NSString).appendingPathComponent(name)
-            var childIsDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &childIsDirectory), !childIsDirectory.boolValue else { continue }
-            let size = (try? manager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            total += size
-            guard total <= FlatRTFD.maximumSize else {
-                throw RichTextError(.limitExceeded, format: "RTFD bundle", "files larger than \(FlatRTFD.maximumSize) bytes in total")
-            }
-            guard let data = manager.contents(atPath: path) else {
-                throw RichTextError(.io, format: "RTFD bundle", "cannot read \(path)")
-            }
-            files.append((name, Array(data)))
+        guard files.reduce(0, { $0 + $1.bytes.count }) <= FlatRTFD.maximumSize else {
+            throw RichTextError(.limitExceeded, format: "RTFD bundle", "files larger than \(FlatRTFD.maximumSize) bytes in total")
         }
         guard files.contains(where: { $0.name == "TXT.rtf" }) else {
             throw RichTextError(.malformed, format: "RTFD bundle", "\(directoryPath) has no TXT.rtf")
@@ -41,25 +17,18 @@ public enum RTFDBundle {
         return FlatRTFD.serialize(files)
     }
 
-    /// Writes flat RTFD bytes as a bundle directory, names sanitised (no `/`, `..`, NUL, empty).
-    /// Creates the directory (and parents) if needed; existing files of the same names are replaced.
-    public static func write(flatRTFD: [UInt8], toDirectoryPath: String) throws {
+    /// The files to write for flat RTFD bytes: `TXT.rtf` as it is, every other name sanitised
+    /// (no `/`, `..`, NUL, empty) and made unique. Throws if the bytes are not flat RTFD.
+    public static func files(fromFlatRTFD flatRTFD: [UInt8]) throws -> [(name: String, bytes: [UInt8])] {
         let archive = try FlatRTFD.parse(flatRTFD)
-        let manager = FileManager.default
-        do {
-            try manager.createDirectory(atPath: toDirectoryPath, withIntermediateDirectories: true)
-        } catch {
-            throw RichTextError(.io, format: "RTFD bundle", "cannot create \(toDirectoryPath): \(error.localizedDescription)")
-        }
         var used: Set<String> = []
+        var files: [(name: String, bytes: [UInt8])] = []
         for file in archive.files {
             let name = file.name == "TXT.rtf" ? "TXT.rtf" : uniqueName(sanitizedName(file.name), used: &used)
             used.insert(name)
-            let path = (toDirectoryPath as NSString).appendingPathComponent(name)
-            guard manager.createFile(atPath: path, contents: Data(file.bytes)) else {
-                throw RichTextError(.io, format: "RTFD bundle", "cannot write \(path)")
-            }
+            files.append((name, file.bytes))
         }
+        return files
     }
 
     /// A safe file name: `/`, `\`, NUL and control characters become `_`, leading dots are removed, empty becomes

@@ -22,7 +22,7 @@ extension Runner {
                 let isDirectory = (try? FileSystem.status(path).kind) == .directory
                 from = named ?? (isDirectory ? .rtfdDirectory : Self.format(forPath: path) ?? .txt)
                 if from == .rtfdDirectory {
-                    input = try RTFDBundle.read(directoryPath: path)
+                    input = try RTFDBundleFiles.read(directoryPath: path)
                     from = .rtfd
                 } else {
                     input = try FileSystem.readFile(path, limit: Self.maximumDocumentBytes)
@@ -59,7 +59,7 @@ extension Runner {
                 guard let path = request.outputPath else {
                     return fail("--to rtfd-dir writes a directory: give it with -o DIRECTORY", .usage)
                 }
-                try RTFDBundle.write(flatRTFD: output.bytes, toDirectoryPath: path)
+                try RTFDBundleFiles.write(flatRTFD: output.bytes, toDirectoryPath: path)
             } else if let path = request.outputPath, path != "-" {
                 try AtomicFile.write(output.bytes, to: path, mode: 0o644)
             } else {

@@ -41,6 +41,43 @@ final class ConvertCommandTests: XCTestCase {
         XCTAssertEqual(try runner.run(pb, ["convert", "--to", "txt", dir + "/doc.flat", "--from", "rtfd"]).text, "Café bold 日本\nsecond\n")
     }
 
+    func testRTFDBundleDirectoryReadSkipsDotFilesAndSubdirectories() throws {
+        let dir = try temporaryDirectory()
+        let bundle = dir + "/in.rtfd"
+        try FileManager.default.createDirectory(atPath: bundle + "/sub", withIntermediateDirectories: true)
+        try #"{\rtf1 see {{\NeXTGraphic a.png \width20 \height20}\'ac} end}"#.write(toFile: bundle + "/TXT.rtf", atomically: true, encoding: .utf8)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
+        try Data(png).write(to: URL(fileURLWithPath: bundle + "/a.png"))
+        try Data("hidden".utf8).write(to: URL(fileURLWithPath: bundle + "/.DS_Store"))
+        try Data("nested".utf8).write(to: URL(fileURLWithPath: bundle + "/sub/b.png"))
+        let info = try runner.run(pb, ["convert", "--info", bundle])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.text.contains("Attachments: 1 (a.png)"), info.text)
+        let copy = try runner.run(pb, ["convert", "--to", "rtfd-dir", "-o", dir + "/out/copy.rtfd", bundle])
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/out/copy.rtfd").sorted(), ["TXT.rtf", "a.png"])
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/out/copy.rtfd/a.png"))), png)
+    }
+
+    func testRTFDBundleDirectoryWriteSanitisesNames() throws {
+        let dir = try temporaryDirectory()
+        let html = #"see <img src="data:image/png;base64,iVBORw==" alt="..\evil.png"> and <img src="data:image/png;base64,iVBORw==" alt="_evil.png">"#
+        let written = try runner.run(pb, ["convert", "--from", "html", "--to", "rtfd-dir", "-o", dir + "/doc.rtfd"], input: Array(html.utf8))
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/doc.rtfd").sorted(), ["TXT.rtf", "_evil 2.png", "_evil.png"])
+    }
+
+    func testRTFDBundleErrors() throws {
+        let dir = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/empty.rtfd", withIntermediateDirectories: true)
+        let empty = try runner.run(pb, ["convert", "--to", "txt", dir + "/empty.rtfd"])
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("has no TXT.rtf"), empty.stderr)
+        let missing = try runner.run(pb, ["convert", "--from", "rtfd-dir", "--to", "txt", dir + "/missing.rtfd"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("is not a directory"), missing.stderr)
+    }
+
     func testDoubleByteCodePagesDecodeThroughTheSystem() throws {
         let rtf = #"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0\fnil\fcharset128 MS Gothic;}{\f1\fnil\fcharset134 SimSun;}{\f2\fnil\fcharset129 Gulim;}{\f3\fnil\fcharset136 MingLiU;}}\f0 \'82\'a0\'95\\\'81\'60 \f1 \'d6\'d0 \f2 \'c7\'d1 \f3 \'a4\'a4}"#
         let text = try runner.run(pb, ["convert", "--from", "rtf", "--to", "txt"], input: Array(rtf.utf8))

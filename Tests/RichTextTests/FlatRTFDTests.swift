@@ -112,8 +112,6 @@ final class FlatRTFDTests: XCTestCase {
     // MARK: Bundles
 
     func testBundleRoundTripSanitisesNames() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rtfd-\(UUID().uuidString).rtfd").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         var document = AttributedDocument(paragraphs: [
             Paragraph(runs: [
                 TextRun("see "),
@@ -122,13 +120,18 @@ final class FlatRTFDTests: XCTestCase {
         ])
         document.endsWithParagraphBreak = false
         let flat = FlatRTFD.writeDocument(document).bytes
-        try RTFDBundle.write(flatRTFD: flat, toDirectoryPath: directory)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        XCTAssertEqual(names, ["TXT.rtf", "_evil_x.png"])
-        let reread = try FlatRTFD.readDocument(try RTFDBundle.read(directoryPath: directory))
+        let files = try RTFDBundle.files(fromFlatRTFD: flat)
+        XCTAssertEqual(files.map(\.name).sorted(), ["TXT.rtf", "_evil_x.png"])
+        // A directory lists its files in another order: the flat RTFD does not depend on it.
+        let reread = try FlatRTFD.readDocument(try RTFDBundle.flatRTFD(files: files.reversed(), directoryPath: "x.rtfd"))
         XCTAssertEqual(reread.document.string, "see \u{FFFC}")
         XCTAssertEqual(reread.document.attachments.first?.bytes, png)
         XCTAssertEqual(reread.document.attachments.first?.fileName, "_evil_x.png")
+    }
+
+    func testBundleNamesAreMadeUnique() throws {
+        let flat = FlatRTFD.serialize([("TXT.rtf", exampleRTF), ("a\\b.png", png), ("a_b.png", png)])
+        XCTAssertEqual(try RTFDBundle.files(fromFlatRTFD: flat).map(\.name), ["TXT.rtf", "a_b.png", "a_b 2.png"])
     }
 
     func testSanitizedNames() {
@@ -139,9 +142,9 @@ final class FlatRTFDTests: XCTestCase {
     }
 
     func testBundleWithoutTextIsAnError() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        XCTAssertThrowsError(try RTFDBundle.read(directoryPath: directory))
+        XCTAssertThrowsError(try RTFDBundle.flatRTFD(files: [("a.png", png)], directoryPath: "empty.rtfd")) { error in
+            XCTAssertEqual("\(error)", "RTFD bundle: empty.rtfd has no TXT.rtf")
+        }
+        XCTAssertThrowsError(try RTFDBundle.flatRTFD(files: [], directoryPath: "empty.rtfd"))
     }
 }
