@@ -13,7 +13,12 @@ public struct RunResult: Sendable {
 public struct Runner: Sendable {
     public var environment: [String: String]
 
-    public init(environment: [String: String]) { self.environment = environment }
+    public init(environment: [String: String]) {
+        self.environment = environment
+        // A program that exits before reading all its input must give the writer EPIPE, not kill the
+        // test process with SIGPIPE.
+        try? Signals.ignore(.pipe)
+    }
 
     /// Runs `executable` with `arguments`, writing `input` to its standard input, and waits (at most
     /// `timeout` seconds, then it is killed by PID and the result says so with status -9).
