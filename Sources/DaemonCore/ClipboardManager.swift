@@ -269,10 +269,20 @@ final class ClipboardManager {
         if !paused { record(name, content) }
     }
 
+    /// Content larger than this is kept in memory only (history included): writing it with fsync
+    /// would hold the event loop for a noticeable time on every large copy.
+    static let maximumPersistedBytes = 16 << 20
+
     /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history.
     private func record(_ name: PasteboardName, _ content: PasteboardContent) {
         guard !content.isSensitive, !paused else { return }
-        if name == .general || persistent.contains(name), let path = archivePath(for: name) {
+        let onDisk = content.byteCount <= Self.maximumPersistedBytes
+        if !onDisk, name == .general || persistent.contains(name), let path = archivePath(for: name) {
+            // An older archive must not come back after a restart in place of this content.
+            try? FileSystem.removeFile(path, ignoreMissing: true)
+            log.info("\(name) holds \(content.byteCount) bytes: kept in memory, not on disk")
+        }
+        if onDisk, name == .general || persistent.contains(name), let path = archivePath(for: name) {
             try? FileSystem.createDirectory(FileSystem.parentDirectory(of: path), mode: 0o700, intermediate: true)
             let archive = ContentArchive(pasteboard: name, changeCount: service.count(of: name) ?? 0,
                                          time: WallClock.now, content: content)
@@ -281,7 +291,7 @@ final class ClipboardManager {
             }
         }
         if name == .general || (name == .primary && configuration.recordPrimary) {
-            history.add(content, pasteboard: name, time: WallClock.now)
+            history.add(content, pasteboard: name, time: WallClock.now, onDisk: onDisk)
         }
     }
 

@@ -40,8 +40,8 @@ final class HistoryStore {
     private func archivePath(_ id: UInt64) -> String? { directory.map { $0 + "/\(id).archive" } }
 
     /// Adds `content` (the caller has already excluded secrets). With de-duplication, a copy equal to
-    /// the newest entry moves nothing.
-    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64) {
+    /// the newest entry moves nothing. `onDisk` false keeps this entry in memory only.
+    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, onDisk: Bool = true) {
         let digest = Self.digest(of: content)
         if deduplicate, let newest = entries.first, newest.digest == digest, newest.pasteboard == pasteboard {
             return
@@ -49,7 +49,7 @@ final class HistoryStore {
         let entry = Entry(id: nextID, time: time, pasteboard: pasteboard, types: content.types.map(\.rawValue),
                           size: UInt64(content.byteCount), preview: ContentArchive.preview(of: content), digest: digest)
         nextID += 1
-        if let path = archivePath(entry.id) {
+        if onDisk, let path = archivePath(entry.id) {
             let archive = ContentArchive(pasteboard: pasteboard, changeCount: 0, time: time, content: content)
             do { try AtomicFile.write(archive.encode(), to: path) } catch {
                 log.limited(.warning, key: "history-write", "cannot write a history entry: \(error)")

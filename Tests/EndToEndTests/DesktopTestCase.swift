@@ -57,7 +57,7 @@ class DesktopTestCase: XCTestCase {
 
     /// The test requestor (python-xlib) with `arguments`, decoded from its JSON line.
     func requestor(_ arguments: String...) throws -> [String: Any] {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/requestor.py").path
+        let script = peer("requestor.py")
         let result = try run("/usr/bin/python3", [script] + arguments)
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout))

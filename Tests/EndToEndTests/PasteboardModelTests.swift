@@ -106,7 +106,7 @@ final class PasteboardModelTests: DesktopTestCase {
         try pb("copy", "-P", name, input: Array("named ✓".utf8))
         XCTAssertEqual(try count("-P", name), namedBefore + 1)
         XCTAssertEqual(try count(), clipboardBefore, "CLIPBOARD is untouched")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/toolkits.py").path
+        let script = peer("toolkits.py")
         for toolkit in ["gtk", "tk"] {
             let result = try run("/usr/bin/python3", [script, toolkit, name], timeout: 60)
             let reply = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]
@@ -123,7 +123,7 @@ final class PasteboardModelTests: DesktopTestCase {
         let name = "_PB_TEST_GTK_OWNED"
         try pb("pasteboard", "create", name)
         let before = try count("-P", name)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/toolkits.py").path
+        let script = peer("toolkits.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script, "gtk-own", name, "from GTK"]

@@ -89,4 +89,22 @@ final class PersistenceTests: DesktopTestCase {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
         XCTAssertEqual(files.filter { $0 != "counts" }, [], "nothing but the counts is written")
     }
+
+    func testLargeContentIsKeptInMemoryNotWrittenToDisk() throws {
+        try desktop.startDaemon()
+        try pb("copy", input: Array("small and kept".utf8))
+        let big = desktop.home + "/big.bin"
+        try Data(repeating: 0x41, count: 20 << 20).write(to: URL(fileURLWithPath: big))
+        try pb("copy", "-t", "application/octet-stream=\(big)")
+        let history = try pb("history").text.split(separator: "\n")
+        XCTAssertTrue(history[0].hasSuffix("[application/octet-stream]") && history[1].hasSuffix("small and kept"),
+                      "both are in the history: \(history)")
+        let state = desktop.home + "/state/pasteboard"
+        let files = FileManager.default.enumerator(atPath: state)?.compactMap { $0 as? String } ?? []
+        for file in files {
+            let size = (try? FileManager.default.attributesOfItem(atPath: state + "/" + file)[.size] as? Int) ?? 0
+            XCTAssertLessThan(size ?? 0, 16 << 20, "\(file) is not the 20 MiB copy")
+        }
+        XCTAssertFalse(files.contains("clipboard.archive"), "the older archive is gone, so a restart cannot bring it back")
+    }
 }

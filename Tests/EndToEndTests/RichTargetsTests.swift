@@ -35,7 +35,7 @@ final class RichTargetsTests: DesktopTestCase {
         let path = desktop.home + "/only.rtfd"
         try Data(flat).write(to: URL(fileURLWithPath: path))
         try pb("copy", "-t", "com.apple.flat-rtfd=\(path)")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/toolkits.py").path
+        let script = peer("toolkits.py")
         for toolkit in ["gtk", "qt"] {
             let result = try run("/usr/bin/python3", [script, toolkit], timeout: 60)
             let reply = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]

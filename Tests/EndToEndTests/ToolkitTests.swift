@@ -7,32 +7,30 @@ final class ToolkitTests: DesktopTestCase {
     let text = "naïve € 日本 — toolkit test"
 
     func toolkit(_ name: String) throws -> [String: Any] {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/toolkits.py").path
-        let result = try run("/usr/bin/python3", [script, name], timeout: 60)
+        let result = try run("/usr/bin/python3", [peer("toolkits.py"), name], timeout: 60)
         XCTAssertEqual(result.status, 0, result.stderr)
         return (try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]) ?? [:]
     }
 
-    func testGTKReadsTextAndHTML() throws {
-        let html = desktop.home + "/t.html", plain = desktop.home + "/t.txt"
-        try "<p>\(text)</p>".write(toFile: html, atomically: true, encoding: .utf8)
-        try text.write(toFile: plain, atomically: true, encoding: .utf8)
-        try pb("copy", "-t", "text/html=\(html)", "-t", "text=\(plain)")
-        let reply = try toolkit("gtk")
+    /// Copies `text` plus `html` with pb, then checks that `toolkit` reads both and lists text/html
+    /// among the types it reports under `typesKey`.
+    func assertReadsTextAndHTML(_ toolkit: String, html: String, typesKey: String) throws {
+        let htmlFile = desktop.home + "/\(toolkit).html", plainFile = desktop.home + "/\(toolkit).txt"
+        try html.write(toFile: htmlFile, atomically: true, encoding: .utf8)
+        try text.write(toFile: plainFile, atomically: true, encoding: .utf8)
+        try pb("copy", "-t", "text/html=\(htmlFile)", "-t", "text=\(plainFile)")
+        let reply = try self.toolkit(toolkit)
         XCTAssertEqual(reply["text"] as? String, text)
-        XCTAssertEqual(reply["html"] as? String, "<p>\(text)</p>")
-        XCTAssertTrue((reply["targets"] as? [String] ?? []).contains("text/html"))
+        XCTAssertEqual(reply["html"] as? String, html)
+        XCTAssertTrue((reply[typesKey] as? [String] ?? []).contains("text/html"))
+    }
+
+    func testGTKReadsTextAndHTML() throws {
+        try assertReadsTextAndHTML("gtk", html: "<p>\(text)</p>", typesKey: "targets")
     }
 
     func testQtReadsTextAndHTML() throws {
-        let html = desktop.home + "/q.html", plain = desktop.home + "/q.txt"
-        try "<b>\(text)</b>".write(toFile: html, atomically: true, encoding: .utf8)
-        try text.write(toFile: plain, atomically: true, encoding: .utf8)
-        try pb("copy", "-t", "text/html=\(html)", "-t", "text=\(plain)")
-        let reply = try toolkit("qt")
-        XCTAssertEqual(reply["text"] as? String, text)
-        XCTAssertEqual(reply["html"] as? String, "<b>\(text)</b>")
-        XCTAssertTrue((reply["formats"] as? [String] ?? []).contains("text/html"))
+        try assertReadsTextAndHTML("qt", html: "<b>\(text)</b>", typesKey: "formats")
     }
 
     func testTkReadsText() throws {
