@@ -303,7 +303,7 @@ final class SelectionService {
                 log.info("lost \(name) to another client")
             }
         case .destroyNotify(let window):
-            dropTransfers(of: window, reason: "requestor window destroyed")
+            dropTransfers(of: window, reason: "requestor window destroyed", windowGone: true)
         case .selectionOwnerChange(let change):
             ownerChanged(change)
         default:
@@ -402,9 +402,8 @@ final class SelectionService {
     func noteReply(to requestor: WindowID) { record(.reply(requestor: requestor)) }
 
     private func begin(_ send: IncrSend) {
-        if let old = transfers[send.key] {
+        if transfers[send.key] != nil {
             // The requestor reused the property before the last transfer ended: that one is abandoned.
-            _ = old
             endTransfer(send.key, reason: nil)
         }
         transfers[send.key] = ActiveTransfer(send: send, deadline: clock.now() + transferTimeout)
@@ -435,14 +434,16 @@ final class SelectionService {
         }
     }
 
-    private func endTransfer(_ key: TransferKey, reason: String?) {
+    /// Forgets a transfer; when it was the window's last, clears the daemon's event mask on that
+    /// window unless the window is already gone.
+    private func endTransfer(_ key: TransferKey, reason: String?, windowGone: Bool = false) {
         guard transfers.removeValue(forKey: key) != nil else { return }
         if let reason { log.limited(.info, key: "transfer-dropped", "dropped an INCR transfer: \(reason)") }
         let window = key.requestor
         let remaining = transfersPerWindow[window, default: 1] - 1
         if remaining <= 0 {
             transfersPerWindow[window] = nil
-            if reason != "requestor window destroyed" {
+            if !windowGone {
                 record(.transfer(key))
                 x.selectInput(window, [])
             }
@@ -451,8 +452,8 @@ final class SelectionService {
         }
     }
 
-    private func dropTransfers(of window: WindowID, reason: String) {
-        for key in transfers.keys where key.requestor == window { endTransfer(key, reason: reason) }
+    private func dropTransfers(of window: WindowID, reason: String, windowGone: Bool = false) {
+        for key in transfers.keys where key.requestor == window { endTransfer(key, reason: reason, windowGone: windowGone) }
     }
 
     // MARK: - Time and errors
@@ -497,10 +498,6 @@ final class SelectionService {
             case .housekeeping:
                 log.limited(.warning, key: "x-error", "X error: \(error)")
             }
-        }
-        // Serials the server has answered no longer need their labels.
-        if operations.count > 1024, let cut = operations.firstIndex(where: { $0.serial + 100_000 > x.nextRequestSerial }) {
-            operations.removeFirst(cut)
         }
     }
 }

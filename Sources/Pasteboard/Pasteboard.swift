@@ -277,8 +277,8 @@ public final class Pasteboard {
         case let error as PasteboardError: return error
         case DaemonClientError.notRunning: return .daemonNotRunning("\(error)")
         case DaemonClientError.timedOut: return .timedOut
-        case let DaemonClientError.daemon(code, message):
-            return code == .notFound ? .refused(message) : .refused(message)
+        case let DaemonClientError.daemon(_, message):
+            return .refused(message)
         case SelectionReadError.empty: return .empty
         case SelectionReadError.timedOut: return .timedOut
         case SelectionReadError.connectionLost: return .display("the X connection was lost")

@@ -39,7 +39,7 @@ public struct ChangeCounter: Sendable, Equatable {
     }
 
     /// An XFixes SetSelectionOwner event: `ownerIsUs` when the new owner is the daemon's window,
-    /// `ownerIsNone` when the selection was cleared. Returns true when it counted.
+    /// false for another client or None (a clear). Returns true when it counted.
     public mutating func observeOwnerChange(ownerIsUs: Bool, selectionTime: Timestamp) -> Bool {
         if let index = expectedEchoes.firstIndex(of: Echo(ownerIsUs: ownerIsUs, time: selectionTime)) {
             expectedEchoes.remove(at: index)

@@ -248,10 +248,14 @@ public final class XConnection {
     /// Writes format-8 data straight from `bytes` without copying it first.
     public func changeProperty(_ window: WindowID, _ property: Atom, type: Atom, bytes: UnsafeRawBufferPointer,
                                mode: PropertyMode = .replace) {
+        // An empty buffer may have no base address; Xlib still wants a valid pointer, so lend it a
+        // byte that lives for the duration of the call.
         var empty: UInt8 = 0
-        let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? withUnsafeMutablePointer(to: &empty) { UnsafePointer($0) }
-        XChangeProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
-                        CX11.Atom(type.rawValue), 8, mode.rawValue, base, Int32(bytes.count))
+        withUnsafePointer(to: &empty) { fallback in
+            let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? fallback
+            _ = XChangeProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
+                                CX11.Atom(type.rawValue), 8, mode.rawValue, base, Int32(bytes.count))
+        }
     }
 
     /// A property read in one request.
