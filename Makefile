@@ -16,7 +16,7 @@ BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build release run test bench deps-build deps-run deps-test deps-bench clean install uninstall
+.PHONY: all build release run test bench stress deps-build deps-run deps-test deps-bench clean install uninstall
 
 all: build
 
@@ -68,6 +68,12 @@ test: deps-test
 bench: deps-bench release
 	PB_BIN_DIR="$(RELEASE_DIR)" bench/run.sh
 	bench/convert.sh "$(RELEASE_DIR)/pb" | tee bench/results/convert.md
+
+# The reliability suite (stress/run.py): load, faults and hostile peers against the release build on
+# private Xvfb servers, about 6 minutes; the report goes to stress/results/latest.md. STRESS_ARGS passes
+# options and scenario names (e.g. STRESS_ARGS="--duration 10 load").
+stress: deps-test release
+	/usr/bin/python3 stress/run.py --bin "$(RELEASE_DIR)" $(STRESS_ARGS)
 
 clean:
 	rm -rf .build
