@@ -3,21 +3,29 @@
 #
 #   bench/convert.sh PB_BINARY [RUNS]
 #
-# Generates a ~10 MB RTF document deterministically (Word-style header, font and colour tables, mixed
-# formatting, \'hh and \uN characters, hyperlink fields, tables and lists), then times RTF→txt, RTF→HTML,
-# HTML→RTF, RTF→RTFD (write) and RTFD→txt (read) with pb, and RTF→txt/HTML with `unrtf --text`/`--html` and
-# `pandoc -f rtf -t plain`/`html` when installed. Prints a markdown table of median wall times and ratios.
-# Needs python3 (generator). Use a release build of pb.
+# Generates RTF documents deterministically (Word-style header, font and colour tables, mixed
+# formatting, \'hh and \uN characters, hyperlink fields, tables and lists): one of CONVERT_MIB (10) MiB
+# for pb and unrtf, and one of PANDOC_MIB (1) MiB for pandoc and pb side by side (pandoc needs about
+# 4 s per MiB of RTF here, so the large one would take minutes per run). Times RTF→txt, RTF→HTML,
+# HTML→RTF, RTF→RTFD (write) and RTFD→txt (read) with `pb convert`, RTF→txt/HTML with `unrtf
+# --text`/`--html` and RTF→txt/HTML, HTML→RTF with `pandoc`. Prints markdown tables of median wall
+# times and ratios; a missing unrtf or pandoc is reported as n/a. About 3 minutes.
+#
+# Knobs (environment): RUNS (the second argument, 3), SLOW_RUNS (3, pandoc's runs), CONVERT_MIB (10),
+# PANDOC_MIB (1), TIMEOUT (300 s per command). Needs python3 (generator). Use a release build of pb.
 set -euo pipefail
 
 PB=${1:?usage: bench/convert.sh PB_BINARY [RUNS]}
-RUNS=${2:-5}
-SLOW_RUNS=${SLOW_RUNS:-3}      # pandoc is slow: fewer runs
-TIMEOUT=${TIMEOUT:-600}
+RUNS=${2:-${RUNS:-3}}
+SLOW_RUNS=${SLOW_RUNS:-3}
+CONVERT_MIB=${CONVERT_MIB:-10}
+PANDOC_MIB=${PANDOC_MIB:-1}
+TIMEOUT=${TIMEOUT:-300}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pb-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-python3 - "$WORK/in.rtf" <<'PY'
+gen_rtf() { # OUT MIB
+python3 - "$1" "$2" <<'PY'
 import sys
 # Deterministic linear congruential generator: the same document on every machine.
 state = 20240601
@@ -34,7 +42,7 @@ out = [r"{\rtf1\ansi\ansicpg1252\deff0\uc1{\fonttbl{\f0\froman\fcharset0 Times N
        r"{\colortbl;\red0\green0\blue0;\red200\green0\blue0;\red0\green100\blue200;}"
        r"{\*\generator bench;}{\info{\title Bench}}" "\n"]
 size = 0
-target = 10 * 1024 * 1024
+target = int(sys.argv[2]) * 1024 * 1024
 paragraph = 0
 while size < target:
     paragraph += 1
@@ -70,6 +78,9 @@ while size < target:
 out.append("}\n")
 open(sys.argv[1], "w", encoding="ascii").write("".join(out))
 PY
+}
+gen_rtf "$WORK/in.rtf" "$CONVERT_MIB"
+gen_rtf "$WORK/small.rtf" "$PANDOC_MIB"
 
 now_ns() { date +%s%N; }
 
@@ -98,37 +109,56 @@ ratio() { [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ && $1 -gt 0 ]] && awk -v a="$1" -v
 # Inputs for the other directions, made by pb once (not timed).
 "$PB" convert --from rtf --to html < "$WORK/in.rtf" > "$WORK/in.html"
 "$PB" convert --from rtf --to rtfd < "$WORK/in.rtf" > "$WORK/in.rtfd"
+"$PB" convert --from rtf --to html < "$WORK/small.rtf" > "$WORK/small.html"
 
-rtf_size=$(wc -c < "$WORK/in.rtf")
-html_size=$(wc -c < "$WORK/in.html")
-echo "Input: generated RTF $((rtf_size / 1024)) KiB, HTML $((html_size / 1024)) KiB; median of $RUNS runs (pandoc $SLOW_RUNS)."
-echo "pb: $PB$(have unrtf && echo "; $(unrtf --version 2>&1 | head -1 | sed 's/^/unrtf /')")$(have pandoc && echo "; $(pandoc --version | head -1)")"
+kib() { echo $(( $(wc -c < "$1") / 1024 )); }
+pbc() { # runs from to input -> median ms of `pb convert`
+  median_ms "$1" sh -c "\"\$0\" convert --from $2 --to $3 < \"\$1\"" "$PB" "$4"
+}
+echo "pb: $PB ($("$PB" --version 2>/dev/null || echo '?'))$(have unrtf && echo "; $(unrtf --version 2>&1 | head -1 | sed 's/^/unrtf /')")$(have pandoc && echo "; $(pandoc --version | head -1)")"
+echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs."
 echo
 
-pb_txt=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtf --to txt < \"\$1\"" "$PB" "$WORK/in.rtf")
-pb_html=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtf --to html < \"\$1\"" "$PB" "$WORK/in.rtf")
-pb_h2r=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from html --to rtf < \"\$1\"" "$PB" "$WORK/in.html")
-pb_rtfdw=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtf --to rtfd < \"\$1\"" "$PB" "$WORK/in.rtf")
-pb_rtfdr=$(median_ms "$RUNS" sh -c "\"\$0\" convert --from rtfd --to txt < \"\$1\"" "$PB" "$WORK/in.rtfd")
-
-un_txt=n/a; un_html=n/a; pd_txt=n/a; pd_html=n/a; pd_h2r=n/a
+pb_txt=$(pbc "$RUNS" rtf txt "$WORK/in.rtf")
+pb_html=$(pbc "$RUNS" rtf html "$WORK/in.rtf")
+pb_h2r=$(pbc "$RUNS" html rtf "$WORK/in.html")
+pb_rtfdw=$(pbc "$RUNS" rtf rtfd "$WORK/in.rtf")
+pb_rtfdr=$(pbc "$RUNS" rtfd txt "$WORK/in.rtfd")
+un_txt=n/a; un_html=n/a
 if have unrtf; then
-    # unrtf writes pictures into the working directory: run it in a scratch directory.
-    mkdir -p "$WORK/unrtf" && cd "$WORK/unrtf"
-    un_txt=$(median_ms "$RUNS" unrtf --text "$WORK/in.rtf")
-    un_html=$(median_ms "$RUNS" unrtf --html "$WORK/in.rtf")
-    cd - > /dev/null
-fi
-if have pandoc; then
-    pd_txt=$(median_ms "$SLOW_RUNS" pandoc -f rtf -t plain "$WORK/in.rtf")
-    pd_html=$(median_ms "$SLOW_RUNS" pandoc -f rtf -t html "$WORK/in.rtf")
-    pd_h2r=$(median_ms "$SLOW_RUNS" pandoc -f html -t rtf "$WORK/in.html")
+  # unrtf writes pictures into the working directory: run it in a scratch directory.
+  mkdir -p "$WORK/unrtf" && cd "$WORK/unrtf"
+  un_txt=$(median_ms "$RUNS" unrtf --text "$WORK/in.rtf")
+  un_html=$(median_ms "$RUNS" unrtf --html "$WORK/in.rtf")
+  cd - > /dev/null
 fi
 
-echo "| conversion | pb (ms) | unrtf (ms) | pandoc (ms) | unrtf ÷ pb | pandoc ÷ pb |"
-echo "|---|---:|---:|---:|---:|---:|"
-echo "| RTF → txt | $pb_txt | $un_txt | $pd_txt | $(ratio "$pb_txt" "$un_txt") | $(ratio "$pb_txt" "$pd_txt") |"
-echo "| RTF → HTML | $pb_html | $un_html | $pd_html | $(ratio "$pb_html" "$un_html") | $(ratio "$pb_html" "$pd_html") |"
-echo "| HTML → RTF | $pb_h2r | – | $pd_h2r | – | $(ratio "$pb_h2r" "$pd_h2r") |"
-echo "| RTF → RTFD (write) | $pb_rtfdw | – | – | – | – |"
-echo "| RTFD → txt (read) | $pb_rtfdr | – | – | – | – |"
+echo "### ${CONVERT_MIB} MiB RTF ($(kib "$WORK/in.rtf") KiB; its HTML $(kib "$WORK/in.html") KiB): pb and unrtf, median of $RUNS runs"
+echo
+echo "| conversion | pb (ms) | unrtf (ms) | unrtf ÷ pb |"
+echo "|---|---:|---:|---:|"
+echo "| RTF → txt | $pb_txt | $un_txt | $(ratio "$pb_txt" "$un_txt") |"
+echo "| RTF → HTML | $pb_html | $un_html | $(ratio "$pb_html" "$un_html") |"
+echo "| HTML → RTF | $pb_h2r | – | – |"
+echo "| RTF → RTFD (write) | $pb_rtfdw | – | – |"
+echo "| RTFD → txt (read) | $pb_rtfdr | – | – |"
+echo
+
+sp_txt=$(pbc "$RUNS" rtf txt "$WORK/small.rtf")
+sp_html=$(pbc "$RUNS" rtf html "$WORK/small.rtf")
+sp_h2r=$(pbc "$RUNS" html rtf "$WORK/small.html")
+pd_txt=n/a; pd_html=n/a; pd_h2r=n/a
+if have pandoc; then
+  pd_txt=$(median_ms "$SLOW_RUNS" pandoc -f rtf -t plain "$WORK/small.rtf")
+  pd_html=$(median_ms "$SLOW_RUNS" pandoc -f rtf -t html "$WORK/small.rtf")
+  pd_h2r=$(median_ms "$SLOW_RUNS" pandoc -f html -t rtf "$WORK/small.html")
+fi
+echo "### ${PANDOC_MIB} MiB RTF ($(kib "$WORK/small.rtf") KiB; its HTML $(kib "$WORK/small.html") KiB): pb (median of $RUNS) and pandoc (median of $SLOW_RUNS)"
+echo
+echo "| conversion | pb (ms) | pandoc (ms) | pandoc ÷ pb |"
+echo "|---|---:|---:|---:|"
+echo "| RTF → txt | $sp_txt | $pd_txt | $(ratio "$sp_txt" "$pd_txt") |"
+echo "| RTF → HTML | $sp_html | $pd_html | $(ratio "$sp_html" "$pd_html") |"
+echo "| HTML → RTF | $sp_h2r | $pd_h2r | $(ratio "$sp_h2r" "$pd_h2r") |"
+echo
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
