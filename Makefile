@@ -12,7 +12,7 @@ RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config
 RUN_PACKAGES := xvfb
 TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base
-BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine
+BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
