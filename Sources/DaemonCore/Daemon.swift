@@ -57,6 +57,7 @@ public final class Daemon {
         } catch {
             log.warning("cannot use the state directory, counts are kept in memory: \(error)")
         }
+        if let stateDirectory { removeUnfinishedSaves(in: stateDirectory) }
         persistedCounts = service.countStore.load()
         service.watch(.general, persistedCount: persistedCounts[.general] ?? 0)
         service.watch(.primary, persistedCount: persistedCounts[.primary] ?? 0)
@@ -378,6 +379,16 @@ public final class Daemon {
             guard let watched = client.watched, watched.isEmpty || watched.contains(name.rawValue) else { continue }
             server.send(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue), to: client.id)
         }
+    }
+
+    /// Removes the temporary files of saves that a killed pasteboardd left half-written in the state
+    /// directory (counts, clipboard.archive, pasteboards), in `pasteboards.d` and in `history`, before
+    /// anything reads or writes there; logs one line when there were any. The saved files themselves
+    /// are whole: AtomicFile renames only complete files.
+    private func removeUnfinishedSaves(in directory: String) {
+        let removed = [directory, directory + "/pasteboards.d", directory + "/history"]
+            .reduce(0) { $0 + AtomicFile.removeAbandonedTemporaryFiles(in: $1) }
+        if removed > 0 { log.info("removed \(removed) unfinished save(s) left by a pasteboardd that was killed") }
     }
 
     private var persistentNamesPath: String? { stateDirectory.map { $0 + "/pasteboards" } }

@@ -26,6 +26,20 @@ final class AtomicFileTests: XCTestCase {
         XCTAssertThrowsError(try AtomicFile.write([1], to: directory.file("missing/file")))
     }
 
+    func testTemporaryFilesOfKilledWritersAreRemovedAndOthersKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A PID above the kernel's maximum (4194304) never runs: the writer that made this file is gone.
+        let dead = ".clipboard.archive.tmp-9999999-0"
+        let live = ".counts.tmp-\(ProcessIdentity.processID)-0"    // this process could be writing it
+        let init1 = ".history.tmp-1-0"                              // PID 1 always runs
+        let unrelated = [".hidden", ".x.tmp-12", ".x.tmp-abc-0", "data.tmp-9999999-0", "clipboard.archive"]
+        for name in [dead, live, init1] + unrelated { try AtomicFile.write([1, 2, 3], to: directory.file(name)) }
+        XCTAssertEqual(AtomicFile.removeAbandonedTemporaryFiles(in: directory.path), 1)
+        XCTAssertEqual(Set(try FileSystem.listDirectory(directory.path)), Set([live, init1] + unrelated))
+        XCTAssertEqual(AtomicFile.removeAbandonedTemporaryFiles(in: directory.file("missing")), 0)
+    }
+
     func testReadFileHonoursTheLimit() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
