@@ -211,6 +211,16 @@ class Daemon:
     def fd_count(self):
         return len(os.listdir(f"/proc/{self.pid}/fd"))
 
+    def fd_targets(self):
+        """What each open descriptor is (socket:[inode], a path...), sorted: for a failure message."""
+        targets = []
+        for fd in os.listdir(f"/proc/{self.pid}/fd"):
+            try:
+                targets.append(os.readlink(f"/proc/{self.pid}/fd/{fd}"))
+            except OSError:
+                pass
+        return sorted(targets)
+
     def log_text(self):
         try:
             with open(self.log_path, "rb") as f:
@@ -256,6 +266,18 @@ class Context:
 
     def peer(self, name):
         return os.path.join(PEERS, name)
+
+    def compile_peer(self, name):
+        """Compiles stress/peers/NAME.c against libX11 (cc -O2, as bench/run.sh builds its tool) into the
+        scenario's work directory; returns the executable's path."""
+        executable = os.path.join(self.work, name)
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "x11"], capture_output=True,
+                               check=True).stdout.decode().split()
+        result = subprocess.run(["cc", "-O2", "-o", executable, self.peer(name + ".c"), *flags],
+                                capture_output=True)
+        if result.returncode != 0:
+            raise ScenarioFailed(f"cannot compile {name}.c: " + result.stderr.decode(errors="replace")[-600:])
+        return executable
 
     def xvfb(self, display_number=None):
         return Xvfb(self.processes, self.work, display_number)
