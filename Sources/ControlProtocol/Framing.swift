@@ -22,8 +22,11 @@ public enum FrameEncoder {
 /// the bad header are still returned; then `nextFrame()` throws `frameTooLarge` every time and `append`
 /// discards input (the stream cannot be resynchronised; close the connection).
 ///
-/// Buffering is amortised O(n): the buffer is sized to an announced frame up front, and consumed bytes
-/// are dropped in bulk, so a 64 MiB frame fed in 64 KiB chunks is copied a constant number of times.
+/// Memory follows the bytes that arrived, never what a header announced: the buffer grows by doubling,
+/// capped at the end of the frame being received, so a peer announcing 300 MiB and sending 10 bytes
+/// costs a few bytes (a daemon with hundreds of such peers does not reserve their announced sizes).
+/// Buffering is amortised O(n): doubling, and consumed bytes dropped in bulk, copy a 64 MiB frame fed in
+/// 64 KiB chunks a constant number of times.
 public struct FrameDecoder: Sendable {
     public let maximumFrameLength: Int
     private var buffer: [UInt8] = []
@@ -45,6 +48,9 @@ public struct FrameDecoder: Sendable {
     /// Bytes received but not yet returned as frames.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// Bytes of memory the buffer holds now (its capacity): about what arrived, at most twice that.
+    public var reservedByteCount: Int { buffer.capacity }
+
     /// Whether a frame has begun but not ended (at end of stream this means the peer cut it short).
     public var hasPartialFrame: Bool { buffer.count > boundary }
 
@@ -60,6 +66,7 @@ public struct FrameDecoder: Sendable {
                 wanted = Self.headerLength + length(at: boundary) - pending
             }
             let take = rest.prefix(wanted)
+            makeRoom(for: take.count)
             buffer.append(contentsOf: take)
             rest = rest[take.endIndex...]
             advanceBoundary()
@@ -103,17 +110,24 @@ public struct FrameDecoder: Sendable {
                 boundary += total
                 continue
             }
-            if buffer.capacity < boundary + total {
-                // Drop what was already returned, then make room for the whole frame at once.
-                if start > 0 {
-                    buffer.removeSubrange(0..<start)
-                    boundary -= start
-                    start = 0
-                }
-                buffer.reserveCapacity(boundary + total)
-            }
             return
         }
+    }
+
+    /// Ensures `count` more bytes fit: drops what was already returned, then at least doubles the
+    /// capacity, but never past the end of the frame being received (`append` never adds beyond it).
+    private mutating func makeRoom(for count: Int) {
+        guard buffer.count + count > buffer.capacity else { return }
+        if start > 0 {
+            buffer.removeSubrange(0..<start)
+            boundary -= start
+            start = 0
+            if buffer.count + count <= buffer.capacity { return }
+        }
+        let needed = buffer.count + count
+        let frameEnd = buffer.count - boundary >= Self.headerLength
+            ? boundary + Self.headerLength + length(at: boundary) : needed
+        buffer.reserveCapacity(max(needed, min(frameEnd, buffer.capacity * 2)))
     }
 
     private func length(at index: Int) -> Int {

@@ -171,6 +171,25 @@ final class FrameDecoderLimitTests: XCTestCase {
         XCTAssertEqual(decoder.bufferedByteCount, 0)
     }
 
+    func testAnAnnouncedLengthReservesNothingUntilItsBytesArrive() throws {
+        // Hundreds of clients announcing 300 MiB and trickling bytes must not make the daemon reserve 300 MiB each.
+        var decoder = FrameDecoder()
+        decoder.append(u32(300 << 20) + [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+        XCTAssertTrue(decoder.hasPartialFrame)
+        XCTAssertLessThan(decoder.reservedByteCount, 4096)
+        let chunk = [UInt8](repeating: 7, count: 1 << 20)
+        decoder.append(chunk)
+        XCTAssertLessThanOrEqual(decoder.reservedByteCount, 4 << 20, "at most about twice what arrived")
+
+        // Growth stops at the frame's end, and the frame comes out whole.
+        var small = FrameDecoder()
+        let body = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
+        let frame = u32(UInt32(body.count)) + body
+        for start in stride(from: 0, to: frame.count, by: 999) { small.append(frame[start..<min(start + 999, frame.count)]) }
+        XCTAssertLessThanOrEqual(small.reservedByteCount, frame.count + 64)
+        XCTAssertEqual(try small.nextFrame(), body)
+    }
+
     func testFramesBeforeABadHeaderAreStillDelivered() throws {
         var decoder = FrameDecoder(maximumFrameLength: 100)
         decoder.append(ControlRequest.status.encode() + u32(101) + [0, 0])
