@@ -37,6 +37,12 @@ public enum ControlRequest: Hashable, Sendable {
     case watch(pasteboards: [String])
     /// A pasteboard's content. Answer: `items`.
     case items(pasteboard: String)
+    /// The first of `types` the daemon serves for a pasteboard it holds, with the bytes an X requestor
+    /// asking for that target would get, except that every text type comes back as UTF-8 (what
+    /// `pb paste` writes). `display` is the client's `$DISPLAY`: a daemon on another X server does not
+    /// answer. Answer: `items` with one item of one representation, the type that answered; `notFound`
+    /// when the daemon does not own the pasteboard on that display or offers none of `types`.
+    case read(pasteboard: String, types: [String], display: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -58,6 +64,7 @@ public enum ControlRequest: Hashable, Sendable {
         case resume = 0x0010
         case watch = 0x0011
         case items = 0x0012
+        case read = 0x0013
     }
 
     public var kind: Kind {
@@ -80,6 +87,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .resume: return .resume
         case .watch: return .watch
         case .items: return .items
+        case .read: return .read
         }
     }
 
@@ -88,6 +96,17 @@ public enum ControlRequest: Hashable, Sendable {
     /// Encoding never traps. A name longer than its cap is sent as is and refused by the receiver;
     /// free-form text (the client name) is truncated to its cap at a character boundary.
     public func encode() -> [UInt8] {
+        messageWriter().frame()
+    }
+
+    /// The frame as segments whose concatenation is `encode()`: representation data of 64 KiB or more
+    /// stays in the item's own arrays (not copied), for a writer that sends segment after segment.
+    public func encodeSegments() -> [[UInt8]] {
+        var writer = messageWriter()
+        return writer.frameSegments()
+    }
+
+    private func messageWriter() -> MessageWriter {
         var writer = MessageWriter(kind: kind.rawValue, payloadHint: payloadHint)
         switch self {
         case .hello(let version, let client):
@@ -115,8 +134,12 @@ public enum ControlRequest: Hashable, Sendable {
             writer.u32(index)
         case .watch(let pasteboards):
             writer.wire.array(pasteboards) { $0.string($1) }
+        case .read(let pasteboard, let types, let display):
+            writer.string(pasteboard)
+            writer.wire.array(types) { $0.string($1) }
+            writer.string(display, truncatingTo: ControlLimits.maximumStringLength)
         }
-        return writer.frame()
+        return writer
     }
 
     private var payloadHint: Int {
@@ -158,6 +181,10 @@ public enum ControlRequest: Hashable, Sendable {
             request = .changeCount(pasteboard: try fields.pasteboardName("changeCount.pasteboard"))
         case .items:
             request = .items(pasteboard: try fields.pasteboardName("items.pasteboard"))
+        case .read:
+            request = .read(pasteboard: try fields.pasteboardName("read.pasteboard"),
+                            types: try fields.typeNames("read.types"),
+                            display: try fields.string("read.display", maximum: ControlLimits.maximumStringLength))
         case .status: request = .status
         case .pasteboards: request = .pasteboards
         case .historyClear: request = .historyClear
@@ -209,10 +236,16 @@ struct MessageWriter {
     mutating func string(_ value: String, truncatingTo maximum: Int? = nil) { wire.string(value, truncatingTo: maximum) }
 
     consuming func frame() -> [UInt8] {
-        let bodyLength = wire.bytes.count - FrameEncoder.headerLength
+        _ = frameSegments()
+        return wire.joined
+    }
+
+    /// The frame as segments whose concatenation is `frame()`: data shared with `sharedBytes` is not copied.
+    mutating func frameSegments() -> [[UInt8]] {
+        let bodyLength = wire.count - FrameEncoder.headerLength
         precondition(bodyLength <= Int(UInt32.max), "a frame body must fit a u32 length")
         wire.patchU32(UInt32(bodyLength), at: 0)
-        return wire.bytes
+        return wire.segments
     }
 }
 

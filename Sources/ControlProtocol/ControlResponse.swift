@@ -52,6 +52,17 @@ public enum ControlResponse: Hashable, Sendable {
     /// truncated to its cap at a character boundary; names over their caps are sent as is and refused
     /// by the receiver.
     public func encode() -> [UInt8] {
+        messageWriter().frame()
+    }
+
+    /// The frame as segments whose concatenation is `encode()`: representation data of 64 KiB or more
+    /// stays in the item's own arrays (not copied), for a writer that sends segment after segment.
+    public func encodeSegments() -> [[UInt8]] {
+        var writer = messageWriter()
+        return writer.frameSegments()
+    }
+
+    private func messageWriter() -> MessageWriter {
         let text = ControlLimits.maximumStringLength
         var writer = MessageWriter(kind: kind.rawValue, payloadHint: payloadHint)
         switch self {
@@ -96,7 +107,7 @@ public enum ControlResponse: Hashable, Sendable {
             writer.wire.array(types) { $0.string($1) }
             writer.string(state, truncatingTo: text)
         }
-        return writer.frame()
+        return writer
     }
 
     private var payloadHint: Int {

@@ -136,3 +136,16 @@ public struct FrameDecoder: Sendable {
         return length
     }
 }
+
+extension FrameDecoder {
+    /// Removes and returns every byte received but not yet returned as a frame, leaving the decoder
+    /// empty: for a reader that takes over the stream itself after some frames (a streamed `read`
+    /// answer). Complete frames not yet taken are part of what is returned.
+    public mutating func takeBufferedBytes() -> [UInt8] {
+        let rest = Array(buffer[start...])
+        buffer = []
+        start = 0
+        boundary = 0
+        return rest
+    }
+}

@@ -75,7 +75,7 @@ extension PasteboardItem {
     func encode(into writer: inout WireWriter) {
         writer.array(representations) { writer, representation in
             writer.string(representation.type)
-            writer.bytes(representation.data)
+            writer.sharedBytes(representation.data)
         }
     }
 

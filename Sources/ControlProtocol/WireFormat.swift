@@ -1,7 +1,33 @@
 /// Appends the protocol's field encodings to a byte array: little-endian integers, length-prefixed
 /// byte strings and UTF-8 strings, count-prefixed arrays.
+///
+/// Large byte strings can be kept by reference (`sharedBytes`): the output is then a list of segments —
+/// `sealed`, then `bytes` — whose concatenation is the encoding, so a 64 MiB representation is written
+/// to a socket from the array that already holds it instead of being copied into a frame.
 public struct WireWriter: Sendable {
+    /// The encoding after the last shared byte string (all of it when nothing was shared).
     public private(set) var bytes: [UInt8]
+    /// Segments before `bytes`, in order: buffers closed by `sharedBytes` and the shared arrays.
+    public private(set) var sealed: [[UInt8]] = []
+
+    /// Byte strings at least this long are shared by `sharedBytes` rather than copied.
+    public static let sharingThreshold = 64 << 10
+
+    /// Bytes written so far, in every segment.
+    public var count: Int { sealed.reduce(bytes.count) { $0 + $1.count } }
+
+    /// Every segment in order (`sealed`, then `bytes`), empty ones left out.
+    public var segments: [[UInt8]] { (sealed + [bytes]).filter { !$0.isEmpty } }
+
+    /// The whole encoding in one array (a copy only when something was shared).
+    public var joined: [UInt8] {
+        guard !sealed.isEmpty else { return bytes }
+        var all: [UInt8] = []
+        all.reserveCapacity(count)
+        for segment in sealed { all += segment }
+        all += bytes
+        return all
+    }
 
     public init(reservingCapacity capacity: Int = 64) {
         bytes = []
@@ -24,6 +50,19 @@ public struct WireWriter: Sendable {
     public mutating func bytes<Bytes: Collection>(_ value: Bytes) where Bytes.Element == UInt8 {
         count(value.count)
         bytes.append(contentsOf: value)
+    }
+
+    /// Like `bytes(_:)`, but a value of `sharingThreshold` bytes or more becomes a segment of its own,
+    /// shared with the caller's array rather than copied.
+    public mutating func sharedBytes(_ value: [UInt8]) {
+        guard value.count >= Self.sharingThreshold else {
+            bytes(value)
+            return
+        }
+        count(value.count)
+        sealed.append(bytes)
+        sealed.append(value)
+        bytes = []
     }
 
     /// A u32 byte length, then UTF-8. With `truncatingTo`, longer text is cut at a Unicode scalar
@@ -52,9 +91,14 @@ public struct WireWriter: Sendable {
         for value in elements { element(&self, value) }
     }
 
-    /// Overwrites 4 bytes at `offset` with `value`, little-endian (for a frame's length, known last).
+    /// Overwrites 4 bytes at `offset` of the first segment with `value`, little-endian (for a frame's
+    /// length, known last). The first segment is never a shared one.
     mutating func patchU32(_ value: UInt32, at offset: Int) {
-        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        if sealed.isEmpty {
+            for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        } else {
+            for index in 0..<4 { sealed[0][offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
     }
 
     private mutating func littleEndian<T: FixedWidthInteger>(_ value: T) {

@@ -15,7 +15,10 @@ final class ControlServer {
         let id: ClientID
         let fd: FileDescriptor
         var decoder: FrameDecoder
-        var output: [UInt8] = []
+        /// Encoded responses waiting for the socket, in order: small frames coalesced, large
+        /// representation data shared with the content it came from (a 64 MiB paste is not copied).
+        var output: [[UInt8]] = []
+        /// Bytes of `output[0]` already written.
         var outputOffset = 0
         var greeted = false
         var closeWhenFlushed = false
@@ -28,7 +31,7 @@ final class ControlServer {
             self.fd = fd
             decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
         }
-        var hasOutput: Bool { outputOffset < output.count }
+        var hasOutput: Bool { !output.isEmpty }
     }
 
     let listener: UnixListener
@@ -143,28 +146,33 @@ final class ControlServer {
     /// Queues a response for `id` (dropped if the client is gone).
     func send(_ response: ControlResponse, to id: ClientID) {
         guard let client = clients[id] else { return }
-        if client.outputOffset > 0 && client.outputOffset == client.output.count {
-            client.output.removeAll(keepingCapacity: true)
-            client.outputOffset = 0
+        for segment in response.encodeSegments() {
+            if segment.count < WireWriter.sharingThreshold, let last = client.output.indices.last,
+               client.output[last].count < WireWriter.sharingThreshold {
+                client.output[last] += segment
+            } else {
+                client.output.append(segment)
+            }
         }
-        client.output += response.encode()
         flush(id)
     }
 
     /// Writes as much pending output as the socket takes.
     func flush(_ id: ClientID) {
         guard let client = clients[id] else { return }
-        while client.hasOutput {
+        while let segment = client.output.first {
             let written: Int
-            do { written = try client.output.withUnsafeBytes { try client.fd.writeSome(UnsafeRawBufferPointer(rebasing: $0[client.outputOffset...])) } } catch {
+            do { written = try segment.withUnsafeBytes { try client.fd.writeSome(UnsafeRawBufferPointer(rebasing: $0[client.outputOffset...])) } } catch {
                 drop(id)
                 return
             }
             if written == 0 { return }
             client.outputOffset += written
+            if client.outputOffset == segment.count {
+                client.output.removeFirst()
+                client.outputOffset = 0
+            }
         }
-        client.output.removeAll(keepingCapacity: false)
-        client.outputOffset = 0
         if client.closeWhenFlushed { drop(id) }
     }
 

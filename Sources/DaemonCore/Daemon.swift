@@ -214,6 +214,23 @@ public final class Daemon {
             } catch {
                 server.send(.error(code: .internal, message: "\(error)"), to: client)
             }
+        case .read(let pasteboard, let types, let display):
+            guard let name = pasteboardName(pasteboard, for: client) else { return }
+            guard DisplayName.sameServer(display, options.display ?? environment["DISPLAY"] ?? "") else {
+                server.send(.error(code: .notFound, message: "pasteboardd serves another X display"), to: client)
+                return
+            }
+            guard let (type, bytes) = service.read(name, types: types) else {
+                server.send(.error(code: .notFound, message: service.isOwned(name)
+                    ? "\(name) offers none of \(types.joined(separator: ", "))"
+                    : "\(name) is not held by pasteboardd (another application owns it, or nobody)"), to: client)
+                return
+            }
+            do {
+                server.send(.items([try ControlProtocol.PasteboardItem([(type: type, data: bytes)])]), to: client)
+            } catch {
+                server.send(.error(code: .internal, message: "\(error)"), to: client)
+            }
         case .watch(let pasteboards):
             var names: Set<String> = []
             for raw in pasteboards {

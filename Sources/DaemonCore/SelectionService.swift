@@ -150,6 +150,26 @@ final class SelectionService {
         boards.values.first { $0.name == name }?.served?.content
     }
 
+    /// What an X requestor asking for the first of `types` that `name` offers would get, without the X
+    /// transfer: for a client of the control socket (`pb paste`). Every text type answers with the UTF-8
+    /// text. Nil when the daemon does not own `name` — confirmed with the server (one round trip), so a
+    /// copy another client made a moment ago is never answered with the content it replaced — or when
+    /// none of `types` is offered or can be produced. Counts as a paste for paste-once content.
+    func read(_ name: PasteboardName, types: [String]) -> (type: String, bytes: [UInt8])? {
+        guard let (selection, board) = boards.first(where: { $0.value.name == name }), let served = board.served,
+              x.selectionOwner(selection) == ownerWindow else { return nil }
+        let failuresBefore = served.failures.count
+        defer { logFailures(of: served, since: failuresBefore, on: name) }
+        for type in types {
+            let target = PasteboardType(type).isText ? x.atoms.utf8String : x.intern(type)
+            guard let value = served.value(for: target, textTargets: textTargets, compoundText: x.compoundText(fromUTF8:)),
+                  let bytes = value.bytes else { continue }
+            notePaste(on: selection)
+            return (type, bytes)
+        }
+        return nil
+    }
+
     /// Stops watching and serving `name` (a named pasteboard being removed): releases it if owned.
     func unwatch(_ name: PasteboardName) {
         guard let (selection, board) = boards.first(where: { $0.value.name == name }) else { return }
@@ -375,15 +395,26 @@ final class SelectionService {
         for transfer in plan.transfers { begin(transfer) }
         x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
                               property: plan.notifyProperty, time: request.time)
-        if boards[request.selection]?.pasteOnce == true, !plan.isRefused, !plan.writes.isEmpty,
-           ![x.atoms.targets, x.atoms.timestamp].contains(request.target) {
-            boards[request.selection]?.pasteOnceDeadline = clock.now() + Self.pasteOnceQuietPeriod
+        if !plan.isRefused, !plan.writes.isEmpty, ![x.atoms.targets, x.atoms.timestamp].contains(request.target) {
+            notePaste(on: request.selection)
         }
-        for (type, reason) in served.failures.dropFirst(failuresBefore) {
-            log.limited(.warning, key: "conversion", "could not derive \(type) for \(boards[request.selection]?.name.rawValue ?? "?"): \(reason)")
-        }
+        if let name = boards[request.selection]?.name { logFailures(of: served, since: failuresBefore, on: name) }
         for refusal in plan.refusals {
             log.limited(.debug, key: "refusal", "refused a request: \(refusal)")
+        }
+    }
+
+    /// Content was handed out: paste-once content is cleared once the paste's requests go quiet.
+    private func notePaste(on selection: Atom) {
+        if boards[selection]?.pasteOnce == true {
+            boards[selection]?.pasteOnceDeadline = clock.now() + Self.pasteOnceQuietPeriod
+        }
+    }
+
+    /// Logs the conversions that failed since `index` (their reason, never content), rate-limited.
+    private func logFailures(of served: ServedContent, since index: Int, on name: PasteboardName) {
+        for (type, reason) in served.failures.dropFirst(index) {
+            log.limited(.warning, key: "conversion", "could not derive \(type) for \(name.rawValue): \(reason)")
         }
     }
 

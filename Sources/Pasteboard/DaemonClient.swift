@@ -91,3 +91,128 @@ public final class DaemonClient {
         }
     }
 }
+
+/// How a streamed `read` ended (`DaemonClient.stream`).
+public enum StreamedRead: Equatable, Sendable {
+    /// The daemon answered with `type`; every byte of its data went to the sink.
+    case completed(type: String)
+    /// The sink returned false; the connection is left unusable.
+    case stopped
+}
+
+extension DaemonClient {
+    /// Sends `request` — a `read` — and hands the data of the one representation it answers with to
+    /// `sink` piece by piece as it arrives (after `begin` with the type and total length), so a paste of
+    /// any size needs no buffer of its size. Errors as `send` (an `error` answer is thrown as `.daemon`);
+    /// `timeoutMilliseconds` bounds each wait for more bytes, not the whole transfer.
+    public func stream(_ request: ControlRequest, timeoutMilliseconds: Int,
+                       begin: (_ type: String, _ length: Int) -> Void,
+                       sink: (ArraySlice<UInt8>) -> Bool) throws(DaemonClientError) -> StreamedRead {
+        var output: [UInt8] = []
+        if !greeted {
+            output += ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode()
+        }
+        output += request.encode()
+        do { try fd.writeAll(output) } catch {
+            throw .protocolFailure("cannot send: \(error)")
+        }
+        if !greeted {
+            let hello = try receive(deadline: clock.now() + .milliseconds(timeoutMilliseconds))
+            guard case .hello = hello else {
+                if case .error(let code, let message) = hello { throw .daemon(code: code, message: message) }
+                throw .protocolFailure("the daemon did not answer hello")
+            }
+            greeted = true
+        }
+        var pending = decoder.takeBufferedBytes()
+        var buffer = [UInt8](repeating: 0, count: 256 << 10)
+        /// Waits for bytes (bounded by the timeout) and returns how many were read into `buffer`.
+        func readMore(atMost count: Int) throws(DaemonClientError) -> Int {
+            do {
+                let ready = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: timeoutMilliseconds)
+                if ready[0].isEmpty { throw DaemonClientError.timedOut }
+                let n = try buffer.withUnsafeMutableBytes { try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count])) }
+                if n == 0 { throw DaemonClientError.protocolFailure("the daemon closed the connection") }
+                return n
+            } catch let error as DaemonClientError {
+                throw error
+            } catch {
+                throw .protocolFailure("\(error)")
+            }
+        }
+        while true {
+            switch SingleRepresentationPrefix.parse(pending[...], maximumFrameLength: decoder.maximumFrameLength) {
+            case .needMore:
+                let n = try readMore(atMost: buffer.count)
+                pending += buffer[..<n]
+            case .otherFrame:
+                // An error or a frame of another shape: decode it whole, as `send` would.
+                decoder.append(pending)
+                let response = try receive(deadline: clock.now() + .milliseconds(timeoutMilliseconds))
+                if case .error(let code, let message) = response { throw .daemon(code: code, message: message) }
+                throw .protocolFailure("unexpected answer to read: \(response.kind)")
+            case .prefix(let prefix):
+                begin(prefix.type, prefix.dataLength)
+                let first = pending[prefix.prefixLength...].prefix(prefix.dataLength)
+                if !first.isEmpty, !sink(first) { return .stopped }
+                var remaining = prefix.dataLength - first.count
+                // Requests are answered one at a time: nothing follows the data until the next request.
+                while remaining > 0 {
+                    let n = try readMore(atMost: min(buffer.count, remaining))
+                    remaining -= n
+                    if !sink(buffer[..<n]) { return .stopped }
+                }
+                return .completed(type: prefix.type)
+            }
+        }
+    }
+
+    /// Pastes the first of `types` that pasteboardd offers for `pasteboard` straight from the daemon,
+    /// when it holds that pasteboard itself on `$DISPLAY` (`ControlRequest.read`: no X transfer; text
+    /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does.
+    /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running,
+    /// serving another display, another application owns the pasteboard, none of `types` offered, an
+    /// older daemon — and the caller asks the owner through X as before; `.failed` only once data began.
+    public static func pasteHeld(pasteboard: String, types: [String], environment: [String: String],
+                                 timeoutMilliseconds: Int, begin: (_ type: String, _ length: Int) -> Void,
+                                 sink: (ArraySlice<UInt8>) -> Bool) -> HeldPaste {
+        guard let display = environment["DISPLAY"], !display.isEmpty,
+              let client = try? DaemonClient(environment: environment) else { return .notHeld }
+        var begun = false
+        do {
+            let outcome = try client.stream(.read(pasteboard: pasteboard, types: types, display: display),
+                                            timeoutMilliseconds: timeoutMilliseconds,
+                                            begin: { begun = true; begin($0, $1) }, sink: sink)
+            switch outcome {
+            case .completed(let type): return .pasted(type: type)
+            case .stopped: return .stopped
+            }
+        } catch {
+            return begun ? .failed(error) : .notHeld
+        }
+    }
+
+    /// `pasteHeld` into memory: the bytes and their type, or nil when the daemon does not hold the
+    /// pasteboard (or the transfer broke: the caller then asks through X).
+    public static func readHeld(pasteboard: String, types: [String], environment: [String: String],
+                                timeoutMilliseconds: Int) -> (type: String, bytes: [UInt8])? {
+        var bytes: [UInt8] = []
+        let outcome = pasteHeld(pasteboard: pasteboard, types: types, environment: environment,
+                                timeoutMilliseconds: timeoutMilliseconds,
+                                begin: { bytes.reserveCapacity($1) }, sink: { bytes += $0; return true })
+        guard case .pasted(let type) = outcome else { return nil }
+        return (type, bytes)
+    }
+}
+
+/// How a paste offered to pasteboardd first went (`DaemonClient.pasteHeld`).
+public enum HeldPaste: Equatable, Sendable {
+    /// The daemon does not hold the pasteboard (or cannot answer this way); nothing reached the sink.
+    case notHeld
+    /// Every byte of `type` went to the sink.
+    case pasted(type: String)
+    /// The sink returned false.
+    case stopped
+    /// The transfer broke after data began.
+    case failed(DaemonClientError)
+}

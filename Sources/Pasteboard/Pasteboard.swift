@@ -163,6 +163,11 @@ public final class Pasteboard {
     /// `UTF8_STRING` for `text/plain;charset=utf-8`, `application/rtf` for `text/rtf`...), or nil when
     /// the owner offers none of them. Text comes back as UTF-8 whatever target carried it.
     public func data(forType type: PasteboardType) throws(PasteboardError) -> [UInt8]? {
+        // Content pasteboardd holds comes straight from it: the same bytes without the X transfer.
+        if let held = DaemonClient.readHeld(pasteboard: name.rawValue, types: type.equivalents.map(\.rawValue),
+                                            environment: environment, timeoutMilliseconds: timeoutMilliseconds) {
+            return held.bytes
+        }
         let (reader, selection) = try x()
         let textAtoms = TextTargets(atoms: reader.x.atoms)
         for candidate in type.equivalents {

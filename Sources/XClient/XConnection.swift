@@ -38,7 +38,8 @@ public final class XConnection {
     public init(displayName: String? = nil) throws(XConnectionError) {
         let opened: OpaquePointer? = displayName.map { XOpenDisplay($0) } ?? XOpenDisplay(nil)
         guard let display = opened else {
-            throw .cannotOpenDisplay(displayName ?? "")
+            // XDisplayName: the name XOpenDisplay tried ($DISPLAY when none was given), "" if none.
+            throw .cannotOpenDisplay(XDisplayName(displayName).map { String(cString: $0) } ?? "")
         }
         self.display = display
         pbx_install_handlers(display)

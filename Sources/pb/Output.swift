@@ -19,3 +19,45 @@ extension Signals {
     /// A closed pipe on standard output ends pb with EPIPE errors rather than SIGPIPE.
     static func ignoreBrokenPipe() { try? ignore(.pipe) }
 }
+
+/// Standard output for data that arrives in pieces. With `trimmingNewline`, the last two bytes are held
+/// back until `finish()`, so that one trailing newline (LF or CRLF) is left out as `pb paste -n` does
+/// for a whole value. After a failed write, `error` says why and nothing more is written.
+struct StreamingOutput {
+    let trimmingNewline: Bool
+    private var held: [UInt8] = []
+    private(set) var error: String?
+
+    init(trimmingNewline: Bool) {
+        self.trimmingNewline = trimmingNewline
+    }
+
+    /// Writes `chunk` (minus what is held back); false once a write has failed.
+    mutating func write(_ chunk: ArraySlice<UInt8>) -> Bool {
+        guard error == nil else { return false }
+        do {
+            if !trimmingNewline {
+                try chunk.withUnsafeBytes { try FileDescriptor.standardOutput.writeAll($0) }
+                return true
+            }
+            let all = held + chunk
+            let keep = min(2, all.count)
+            try Output.write(Array(all.dropLast(keep)))
+            held = Array(all.suffix(keep))
+            return true
+        } catch {
+            self.error = "\(error)"
+            return false
+        }
+    }
+
+    /// Writes what was held back, without one trailing newline; false if any write failed.
+    mutating func finish() -> Bool {
+        guard error == nil else { return false }
+        guard trimmingNewline else { return true }
+        if held.last == 0x0A { held.removeLast(held.count >= 2 && held[held.count - 2] == 0x0D ? 2 : 1) }
+        do { try Output.write(held) } catch { self.error = "\(error)" }
+        held = []
+        return error == nil
+    }
+}

@@ -46,6 +46,14 @@ struct Runner {
         }
     }
 
+    /// Writes pasted bytes to standard output, without one trailing newline if asked.
+    func write(_ bytes: [UInt8], trimmingNewline: Bool) -> ExitCode {
+        do { try Output.write(trimmingNewline ? trimmingOneNewline(bytes) : bytes) } catch {
+            return fail("cannot write standard output: \(error)")
+        }
+        return .success
+    }
+
     func connect() -> XConnection? {
         do { return try XConnection() } catch {
             Output.error("\(programName): \(error)")
@@ -57,9 +65,6 @@ struct Runner {
 
     func paste(_ request: PasteRequest) -> ExitCode {
         if let index = request.item { return pasteItem(request, index: index) }
-        guard let x = connect() else { return .failure }
-        let reader = SelectionReader(x: x)
-        let selection = x.intern(request.pasteboard.rawValue)
         let wanted: [PasteboardType] = request.types.isEmpty ? [.utf8PlainText] : request.types
         // Each wanted type, then the targets that carry the same data, in order; text is asked as
         // UTF8_STRING first, as xclip and xsel do.
@@ -69,6 +74,23 @@ struct Runner {
             let family = type == .utf8PlainText ? [PasteboardType.utf8String] + type.equivalents : type.equivalents
             for candidate in family where !candidates.contains(candidate) { candidates.append(candidate) }
         }
+        // Content pasteboardd holds comes straight from it, streamed: the same bytes without the X transfer.
+        var output = StreamingOutput(trimmingNewline: request.trimNewline)
+        switch DaemonClient.pasteHeld(pasteboard: request.pasteboard.rawValue, types: candidates.map(\.rawValue),
+                                      environment: Environment.all, timeoutMilliseconds: request.timeoutMilliseconds,
+                                      begin: { _, _ in }, sink: { output.write($0) }) {
+        case .pasted:
+            return output.finish() ? .success : fail("cannot write standard output: \(output.error ?? "")")
+        case .stopped:
+            return fail("cannot write standard output: \(output.error ?? "")")
+        case .failed(let error):
+            return fail("the paste from pasteboardd broke off: \(error)")
+        case .notHeld:
+            break
+        }
+        guard let x = connect() else { return .failure }
+        let reader = SelectionReader(x: x)
+        let selection = x.intern(request.pasteboard.rawValue)
         var lastError = SelectionReadError.refused
         for candidate in candidates {
             do {
@@ -84,9 +106,7 @@ struct Runner {
                     guard let raw = value.bytes else { return fail("the owner sent \(candidate) as \(value.format)-bit data") }
                     bytes = raw
                 }
-                if request.trimNewline { bytes = trimmingOneNewline(bytes) }
-                do { try Output.write(bytes) } catch { return fail("cannot write standard output: \(error)") }
-                return .success
+                return write(bytes, trimmingNewline: request.trimNewline)
             } catch .refused {
                 lastError = .refused
                 continue

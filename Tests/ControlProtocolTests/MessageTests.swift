@@ -41,6 +41,7 @@ func sampleRequests() throws -> [ControlRequest] {
             .watch(pasteboards: ["general", "primary"]),
             .watch(pasteboards: []),
             .items(pasteboard: "general"),
+            .read(pasteboard: "general", types: ["UTF8_STRING", "text/plain;charset=utf-8", "STRING"], display: ":0"),
         ]
     }
 

@@ -1,0 +1,74 @@
+import ControlProtocol
+import XCTest
+
+/// Large representations are written from their own arrays (segments), and a `read` answer can be
+/// recognised from its first bytes so that a client streams the data instead of buffering the frame.
+final class StreamedReadTests: XCTestCase {
+    let big = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+
+    func testSegmentsConcatenateToTheFrameForEverySample() throws {
+        let bigItem = try PasteboardItem([PasteboardItem.Representation(type: "application/octet-stream", data: big),
+                                          PasteboardItem.Representation(type: "text/plain", data: Array("small".utf8)),
+                                          PasteboardItem.Representation(type: "image/png", data: big)])
+        let responses = try sampleResponses() + [.items([bigItem]), .items([bigItem, bigItem])]
+        for response in responses {
+            XCTAssertEqual(Array(response.encodeSegments().joined()), response.encode(), "\(response.kind)")
+        }
+        let requests = try sampleRequests() + [.setItems(pasteboard: "general", items: [bigItem], options: [])]
+        for request in requests {
+            XCTAssertEqual(Array(request.encodeSegments().joined()), request.encode(), "\(request.kind)")
+        }
+        // The large data travels in segments of its own: what precedes each, then it; nothing after
+        // the last, which ends the frame.
+        let segments = ControlResponse.items([bigItem]).encodeSegments()
+        XCTAssertEqual(segments.count, 4)
+        XCTAssertEqual(segments.filter { $0 == big }.count, 2)
+        XCTAssertEqual(ControlResponse.ok.encodeSegments().count, 1)
+    }
+
+    func testAReadAnswerIsRecognisedFromItsPrefix() throws {
+        let frame = ControlResponse.items([try PasteboardItem([PasteboardItem.Representation(type: "UTF8_STRING", data: big)])]).encode()
+        let prefixLength = 4 + 3 + 4 + 4 + 4 + "UTF8_STRING".utf8.count + 4
+        let expected = SingleRepresentationPrefix.Parse.prefix(
+            SingleRepresentationPrefix(type: "UTF8_STRING", prefixLength: prefixLength, dataLength: big.count))
+        XCTAssertEqual(SingleRepresentationPrefix.parse(frame[...]), expected)
+        XCTAssertEqual(SingleRepresentationPrefix.parse(frame[..<prefixLength]), expected, "the data need not have arrived")
+        for cut in 0..<prefixLength {
+            XCTAssertEqual(SingleRepresentationPrefix.parse(frame[..<cut]), .needMore, "cut at \(cut)")
+        }
+        let empty = ControlResponse.items([try PasteboardItem([PasteboardItem.Representation(type: "text/html", data: [])])]).encode()
+        guard case .prefix(let p) = SingleRepresentationPrefix.parse(empty[...]) else { return XCTFail("empty data") }
+        XCTAssertEqual(p.dataLength, 0)
+        XCTAssertEqual(p.prefixLength, empty.count)
+    }
+
+    func testOtherFramesAreLeftToTheDecoder() throws {
+        let two = try item([("text/plain", "a"), ("text/html", "b")])
+        let one = try item([("text/plain", "a")])
+        for response in [ControlResponse.error(code: .notFound, message: "not held"), .ok, .items([]), .items([two]),
+                         .items([one, one])] {
+            XCTAssertEqual(SingleRepresentationPrefix.parse(response.encode()[...]), .otherFrame, "\(response)")
+        }
+        var lying = ControlResponse.items([one]).encode()
+        lying[0] &+= 1   // the body length no longer matches the data length
+        XCTAssertEqual(SingleRepresentationPrefix.parse(lying[...]), .otherFrame)
+        var huge = ControlResponse.items([one]).encode()
+        huge[3] = 0xFF   // announces more than the maximum frame length
+        XCTAssertEqual(SingleRepresentationPrefix.parse(huge[...]), .otherFrame)
+        var nulType = ControlResponse.items([try item([("ab", "x")])]).encode()
+        nulType[4 + 3 + 4 + 4 + 4] = 0
+        XCTAssertEqual(SingleRepresentationPrefix.parse(nulType[...]), .otherFrame)
+    }
+
+    func testTakingBufferedBytesAfterAFrame() throws {
+        var decoder = FrameDecoder()
+        let hello = ControlResponse.hello(version: 1, daemonPID: 7, daemonVersion: "0.1").encode()
+        let answer = ControlResponse.items([try item([("UTF8_STRING", "streamed")])]).encode()
+        decoder.append(hello + answer.prefix(30))
+        XCTAssertNotNil(try decoder.nextFrame())
+        XCTAssertEqual(decoder.takeBufferedBytes(), Array(answer.prefix(30)))
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+        decoder.append(answer)
+        XCTAssertEqual(try decoder.nextFrame(), Array(answer.dropFirst(4)), "the decoder goes on from empty")
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pb paste` of content pasteboardd holds itself comes from the daemon's socket, streamed: the same
+/// bytes an X requestor gets, never stale after another application copies, never from a daemon
+/// serving another display, and a reader that goes away early does not hang it.
+final class DirectPasteTests: DesktopTestCase {
+    func testHeldContentPastesByteExactAtAnySize() throws {
+        var generator = SystemRandomNumberGenerator()
+        // Several socket reads' worth (pb reads 256 KiB at a time) and a size that is not a multiple of it.
+        let binary = (0..<(3 << 20) + 12_345).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let file = desktop.home + "/direct.bin"
+        try Data(binary).write(to: URL(fileURLWithPath: file))
+        try pb("copy", "-t", "application/octet-stream=\(file)")
+        let pasted = try pb("paste", "-t", "application/octet-stream").stdout
+        XCTAssertEqual(pasted.count, binary.count)
+        XCTAssertTrue(pasted == binary, "the streamed paste is byte-exact")
+        XCTAssertTrue(try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"]).stdout == binary,
+                      "and the same as through X")
+    }
+
+    func testTextRichTextAndTrimmingMatchWhatXRequestorsGet() throws {
+        try pb("copy", input: [UInt8]("naïve line\r\n"))
+        XCTAssertEqual(try pb("paste").stdout, [UInt8]("naïve line\r\n"))
+        XCTAssertEqual(try pb("paste", "-n").stdout, [UInt8]("naïve line"), "-n drops one CRLF")
+        XCTAssertEqual(try pb("paste", "-t", "STRING").stdout, try pb("paste").stdout, "text types come back as UTF-8")
+
+        try pb("copy", "-t", "rtf", input: [UInt8](#"{\rtf1\ansi {\b bold} plain}"#))
+        let viaSocket = try pb("paste", "-t", "html").stdout
+        let viaX = try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).stdout
+        XCTAssertEqual(viaSocket, viaX, "derived HTML is the one X requestors get")
+        XCTAssertTrue(String(decoding: viaSocket, as: UTF8.self).contains("<b>bold</b>"))
+        XCTAssertEqual(try pb("paste").text, "bold plain")
+
+        let missing = try desktop.runner.run(desktop.pb, ["paste", "-t", "image/png"])
+        XCTAssertEqual(missing.status, 3, "a type the content lacks: \(missing.stderr)")
+    }
+
+    func testAnotherApplicationsCopyIsNeverAnsweredWithStaleContent() throws {
+        for round in 0..<10 {
+            try pb("copy", input: [UInt8]("held \(round)"))
+            // xclip returns once it owns CLIPBOARD; the daemon may not have seen SelectionClear yet.
+            XCTAssertEqual(try run("xclip", ["-i", "-selection", "clipboard"], input: [UInt8]("xclip \(round)")).status, 0)
+            XCTAssertEqual(try pb("paste").text, "xclip \(round)", "round \(round)")
+        }
+    }
+
+    func testADaemonServingAnotherDisplayIsNotAsked() throws {
+        try pb("copy", input: [UInt8]("on the daemon's display"))
+        let other = try Xvfb()
+        defer { other.stop() }
+        var environment = desktop.environment
+        environment["DISPLAY"] = other.display
+        let result = try Runner(environment: environment).run(desktop.pb, ["paste"])
+        XCTAssertEqual(result.status, 2, "nobody owns CLIPBOARD on \(other.display): \(result.stderr)")
+        XCTAssertEqual(result.text, "")
+    }
+
+    func testAReaderThatStopsEarlyEndsThePaste() throws {
+        let file = desktop.home + "/big.bin"
+        try Data(count: 8 << 20).write(to: URL(fileURLWithPath: file))
+        try pb("copy", "-t", "application/octet-stream=\(file)")
+        let result = try run("/bin/bash", ["-c", "set -o pipefail; '\(desktop.pb)' paste -t application/octet-stream | head -c 10 | wc -c"],
+                             timeout: 20)
+        XCTAssertEqual(result.text.trimmingCharacters(in: .whitespacesAndNewlines), "10")
+        XCTAssertNotEqual(result.status, 0, "pb reports that standard output closed")
+        XCTAssertEqual(try pb("paste", "-t", "application/octet-stream").stdout.count, 8 << 20, "the daemon serves on")
+    }
+}
