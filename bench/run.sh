@@ -12,7 +12,8 @@
 # PB_BENCH_HUGE_MIB (256; 0 skips that row), PB_BENCH_IDLE_SECONDS (60), PB_BENCH_STARTUP_RUNS (100),
 # PB_BENCH_CHANGES (20: ownership changes for detection and takeover), PB_BENCH_HTML_MIB (10),
 # PB_BENCH_MANAGERS ("copyq parcellite clipit"; a missing one is reported as n/a),
-# PB_BENCH_OUT (bench/results/latest.md),
+# PB_BENCH_OUT (bench/results/latest.md), PB_BENCH_TREE (what the report names as the binaries' source tree;
+# default: this checkout's commit, flagged when Sources has uncommitted changes),
 # PB_BENCH_KEEP=DIR (copy the scratch directory with raw results and logs there before removing it).
 set -euo pipefail
 
@@ -474,7 +475,7 @@ XVFB_VERSION="$(dpkg-query -W -f='${Version}' xvfb 2>/dev/null || echo '?')" \
 XCLIP_VERSION="$(xclip -version 2>&1 | awk '{print $3; exit}')" \
 XSEL_VERSION="$(xsel --version 2>&1 | awk '{print $3; exit}')" \
 PB_VERSION="$("$bin/pb" --version 2>/dev/null || echo '?')" \
-PB_TREE="$(git -C "$here/.." log -1 --format=%h 2>/dev/null || echo '?')$(git -C "$here/.." diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo ' with uncommitted Sources changes')" \
+PB_TREE="${PB_BENCH_TREE:-$(git -C "$here/.." log -1 --format=%h 2>/dev/null || echo '?')$(git -C "$here/.." diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo ' with uncommitted Sources changes')}" \
 python3 - <<'PY' | tee "$OUT"
 import glob, json, os, re, statistics as st
 
