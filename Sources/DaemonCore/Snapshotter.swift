@@ -12,6 +12,11 @@ import XClient
 /// owners such as xclip serve one INCR at a time and stay stuck if a requestor walks away. A target
 /// whose owner does not answer in time is skipped with a fresh window, so a late reply cannot land as
 /// data; two such timeouts in a row end the snapshot.
+///
+/// Every target's read is bounded whatever the owner does: an INCR chunk whose format is not 8 makes
+/// the target unreadable (drained, never kept with a hole in it), and any read, a drain included, stops
+/// once it has lasted `transferBudget`; the target is then abandoned with a fresh window (one log line).
+/// So a snapshot always ends. (Bytes cannot bound a drain: xclip announces no size in its INCR header.)
 final class Snapshotter {
     enum Outcome {
         /// What was read, as one item (possibly without every target).
@@ -47,10 +52,13 @@ final class Snapshotter {
         var total = 0
         var deadline: MonotonicInstant
         var consecutiveTimeouts = 0
+        /// When the current target was asked for (its read must end within `transferBudget`).
+        var targetStarted: MonotonicInstant
         init(request: Request, window: WindowID, deadline: MonotonicInstant) {
             self.request = request
             self.window = window
             self.deadline = deadline
+            self.targetStarted = deadline
         }
     }
 
@@ -70,6 +78,10 @@ final class Snapshotter {
         self.ownerTimeout = ownerTimeout
         property = x.intern("_PASTEBOARD_SNAPSHOT")
     }
+
+    /// The longest one target's read may last, INCR included, however steadily the owner sends:
+    /// ten owner timeouts (50 s by default).
+    var transferBudget: Duration { ownerTimeout * 10 }
 
     /// How many snapshots are in progress.
     var activeCount: Int { active.count }
@@ -125,13 +137,16 @@ final class Snapshotter {
             case .hint(let t), .data(let t), .incr(let t, _, _): target = t
             }
             snapshot.consecutiveTimeouts += 1
-            log.info("the owner of \(snapshot.request.name) did not answer \(target) within \(ownerTimeout)")
             // A fresh window, so that a late reply cannot be taken for the next target's data.
             x.destroyWindow(snapshot.window)
             snapshot.window = x.createWindow(eventMask: [.propertyChange])
             if case .targets = snapshot.phase {
-                finish(snapshot, .failed("the owner did not answer TARGETS"))
-            } else if snapshot.consecutiveTimeouts >= 2 {
+                // The manager logs the failure: one line.
+                finish(snapshot, .failed("the owner did not answer TARGETS within \(ownerTimeout)"))
+                continue
+            }
+            log.info("the owner of \(snapshot.request.name) did not answer \(target) within \(ownerTimeout)")
+            if snapshot.consecutiveTimeouts >= 2 {
                 snapshot.skipped.append(target)
                 snapshot.skipped += snapshot.queue
                 snapshot.queue = []
@@ -151,6 +166,7 @@ final class Snapshotter {
         default: snapshot.phase = target == "TARGETS" ? .targets : .data(target)
         }
         snapshot.deadline = clock.now() + ownerTimeout
+        snapshot.targetStarted = clock.now()
         x.deleteProperty(snapshot.window, property)
         x.convertSelection(snapshot.request.selection, target: x.intern(target), property: property,
                            requestor: snapshot.window, time: .currentTime)
@@ -233,27 +249,53 @@ final class Snapshotter {
     }
 
     private func chunkArrived(_ snapshot: Active) {
-        guard case .incr(let target, var receive, let draining) = snapshot.phase else { return }
+        guard case .incr(let target, var receive, var draining) = snapshot.phase else { return }
         let read = x.getProperty(snapshot.window, property, delete: true, maximumBytes: 16 << 20)
-        guard let value = read.value, let bytes = value.bytes else { return }
-        snapshot.deadline = clock.now() + ownerTimeout
-        if draining {
-            if bytes.isEmpty {
+        guard let value = read.value else { return }
+        let now = clock.now()
+        snapshot.deadline = now + ownerTimeout
+        if value.byteCount == 0 {   // the end of the stream
+            if draining {
                 snapshot.skipped.append(target)
-                next(snapshot)
+            } else {
+                record(snapshot, target, PropertyValue(type: receive.type ?? value.type, bytes: receive.data))
             }
+            next(snapshot)
             return
         }
-        switch receive.receive(type: value.type, bytes: bytes) {
-        case .needMore:
-            snapshot.phase = .incr(target, receive, draining: false)
-        case .complete:
-            record(snapshot, target, PropertyValue(type: receive.type ?? value.type, bytes: receive.data))
-            next(snapshot)
-        case .overCap, .typeMismatch:
-            log.info("skipping \(target) of \(snapshot.request.name): over its cap while streaming")
-            snapshot.phase = .incr(target, IncrReceive(cap: 0), draining: true)
+        if !draining {
+            if let bytes = value.bytes {
+                switch receive.receive(type: value.type, bytes: bytes) {
+                case .needMore, .complete:
+                    break
+                case .overCap:
+                    log.info("skipping \(target) of \(snapshot.request.name): over its cap while streaming")
+                    draining = true
+                case .typeMismatch:
+                    log.info("skipping \(target) of \(snapshot.request.name): a chunk changed the type")
+                    draining = true
+                }
+            } else {
+                // Keeping the other chunks would store the target with a hole in it.
+                log.info("skipping \(target) of \(snapshot.request.name): a chunk came with format \(value.format), not 8")
+                draining = true
+            }
         }
+        if draining { receive = IncrReceive(cap: 0) }
+        snapshot.phase = .incr(target, receive, draining: draining)
+        if now - snapshot.targetStarted >= transferBudget {
+            stopReading(snapshot, target, why: "the transfer lasted longer than \(transferBudget)")
+        }
+    }
+
+    /// Abandons the current target mid-stream: a fresh window, so that the owner's next chunks go
+    /// nowhere (owners get BadWindow and end their side), then the next target.
+    private func stopReading(_ snapshot: Active, _ target: String, why: String) {
+        log.info("stopped reading \(target) of \(snapshot.request.name): \(why)")
+        x.destroyWindow(snapshot.window)
+        snapshot.window = x.createWindow(eventMask: [.propertyChange])
+        snapshot.skipped.append(target)
+        next(snapshot)
     }
 
     private func record(_ snapshot: Active, _ target: String, _ value: PropertyValue) {

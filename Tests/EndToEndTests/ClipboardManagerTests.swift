@@ -252,7 +252,7 @@ final class ManagerProtocolTests: DesktopTestCase {
 
     func testAnOwnerThatDiesMidINCRLeavesTheDaemonServing() throws {
         try desktop.startDaemon()
-        // 4 MiB of text arrives by INCR in 256 KiB chunks; the owner is killed while the daemon reads.
+        // 4 MiB of text arrives by INCR in 64 KiB chunks; the owner is killed while the daemon reads.
         let big = [UInt8](repeating: 0x62, count: 4 << 20)
         let owner = try startTestOwner(targets: [("UTF8_STRING", big)])
         kill(owner.process.processIdentifier, SIGKILL)
@@ -261,6 +261,44 @@ final class ManagerProtocolTests: DesktopTestCase {
         XCTAssertTrue(desktop.daemon?.isRunning == true)
         try pb("copy", input: Array("after the crash".utf8))
         XCTAssertEqual(try pb("paste").text, "after the crash")
+    }
+
+    /// Writes `json` as the configuration of the daemon started next; the returned path is for removal.
+    private func configure(_ json: String) throws -> String {
+        let directory = desktop.home + "/config/pasteboard"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try json.write(toFile: directory + "/config.json", atomically: true, encoding: .utf8)
+        return directory + "/config.json"
+    }
+
+    func testAnOwnerWhoseINCRNeverEndsIsAbandonedAndNothingIsKept() throws {
+        let config = try configure("{\"maxTextBytes\": 65536, \"maxSnapshotBytes\": 131072, \"ownerTimeoutMs\": 500}")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try desktop.startDaemon()
+        // 1 MiB sent again and again: over the 64 KiB cap the daemon drains, and must stop draining.
+        let before = try status()["count.CLIPBOARD"]
+        let owner = try startTestOwner(mode: "endless", targets: [("UTF8_STRING", [UInt8](repeating: 0x65, count: 1 << 20))])
+        defer { owner.exit() }
+        // The count moves where the snapshot starts: from then on, "0 snapshots" means it ended.
+        try waitUntil(10, "the daemon saw the new owner") { try status()["count.CLIPBOARD"] != before }
+        try waitUntil(10, "the snapshot stopped reading") { try status()["snapshots"] == "0" }
+        XCTAssertFalse(try pb("history").text.contains("eeee"), "nothing of the endless target is recorded")
+        try pb("copy", input: Array("still serving".utf8))
+        XCTAssertEqual(try pb("paste").text, "still serving")
+    }
+
+    func testAnINCRChunkOfTheWrongFormatIsNotKeptWithAHole() throws {
+        let config = try configure("{\"maxTextBytes\": 2097152, \"ownerTimeoutMs\": 500}")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try desktop.startDaemon()
+        // 1 MiB in sixteen 64 KiB chunks, the second with format 32: the others must not be kept.
+        let before = try status()["count.CLIPBOARD"]
+        let owner = try startTestOwner(mode: "hole", targets: [("UTF8_STRING", [UInt8](repeating: 0x68, count: 1 << 20))])
+        try waitUntil(10, "the daemon saw the new owner") { try status()["count.CLIPBOARD"] != before }
+        try waitUntil(10, "the snapshot ended") { try status()["snapshots"] == "0" }
+        owner.exit()
+        XCTAssertFalse(try pb("history").text.contains("hhhh"), "a target with a missing chunk is not recorded")
+        try waitUntil(5, "the clipboard is empty once the owner left") { try status()["owned.CLIPBOARD"] == "no" }
     }
 
     func testWatchRunsACommandPerChangeWithTheStateInItsEnvironment() throws {

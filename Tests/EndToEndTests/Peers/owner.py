@@ -5,6 +5,8 @@ serves them (INCR for large data), prints "ready", and serves until SIGTERM (or 
 usage: owner.py SELECTION [--mode serve|silent] [--class WM_CLASS] [--then TARGET=FILE] TARGET=FILE...
   serve            answer requests (default)
   silent           own the selection and never answer anything
+  endless          serve, but an INCR transfer never ends: the data is sent again and again
+  hole             serve, but the second chunk of an INCR transfer has format 32
   --class NAME     set WM_CLASS on the owner window (for excludedWindowClasses)
   --then T=FILE    once the file named by --trigger exists, destroy the owner window and at once (same
                    client, no delay) own the selection again with a new window offering T=FILE, then
@@ -43,7 +45,9 @@ for spec in args:
         targets[d.intern_atom(name)] = f.read()
 
 A_TARGETS, A_TIMESTAMP, A_INCR, A_ATOM = (d.intern_atom(n) for n in ("TARGETS", "TIMESTAMP", "INCR", "ATOM"))
-CHUNK = 256 * 1024
+# python-xlib has no BIG-REQUESTS: one request carries at most 262,140 bytes, so 256 KiB chunks (or
+# properties) would raise struct.error and end the owner. 64 KiB chunks fit.
+CHUNK = 64 * 1024
 incr = {}  # (window id, property) -> [data, offset, type]
 
 
@@ -97,8 +101,13 @@ while True:
             answer(e)
         elif e.type == X.PropertyNotify and e.state == X.PropertyDelete and (e.window.id, e.atom) in incr:
             data, offset, kind, requestor = incr[(e.window.id, e.atom)]
+            if mode == "endless" and offset >= len(data):
+                offset = 0
             chunk = data[offset:offset + CHUNK]
-            requestor.change_property(e.atom, kind, 8, chunk)
+            if mode == "hole" and offset == CHUNK:
+                requestor.change_property(e.atom, kind, 32, [0x61626364] * (len(chunk) // 4))
+            else:
+                requestor.change_property(e.atom, kind, 8, chunk)
             if chunk:
                 incr[(e.window.id, e.atom)][1] = offset + len(chunk)
             else:
