@@ -378,11 +378,14 @@ final class SelectionService {
             return
         }
         var pairs: [Atom]? = nil
+        var pairsOverCap: Int? = nil
         if request.target == x.atoms.multiple && !request.property.isNone {
             record(.reply(requestor: request.requestor))
             let read = x.getProperty(request.requestor, request.property, delete: false,
                                      maximumBytes: responder.maximumMultiplePairs * 8)
-            if let value = read.value, read.bytesAfter == 0 { pairs = value.atoms }
+            if let value = read.value {
+                if read.bytesAfter == 0 { pairs = value.atoms } else { pairsOverCap = (value.byteCount + read.bytesAfter) / 8 }
+            }
         }
         let failuresBefore = served.failures.count
         let plan = responder.plan(
@@ -399,7 +402,26 @@ final class SelectionService {
             notePaste(on: request.selection)
         }
         if let name = boards[request.selection]?.name { logFailures(of: served, since: failuresBefore, on: name) }
-        for refusal in plan.refusals {
+        logRefusals(of: plan, for: request, pairsOverCap: pairsOverCap)
+    }
+
+    /// Logs why a request was refused, never content. A malformed or oversized MULTIPLE is a peer breaking
+    /// the protocol or the daemon's cap: one info line per request (rate-limited). Other refusals (stale
+    /// requests, targets not offered, side effects) are ordinary client behaviour: debug only.
+    /// `pairsOverCap` is the pair count of a MULTIPLE list too long to read (more than the cap).
+    private func logRefusals(of plan: ReplyPlan, for request: SelectionRequest, pairsOverCap: Int?) {
+        let multipleRefusals = plan.refusals.filter {
+            if case .tooManyPairs = $0 { return true }
+            return $0 == .malformedMultiple || $0 == .nestedMultiple
+        }
+        if plan.isRefused, !multipleRefusals.isEmpty, let pairsOverCap {
+            log.limited(.info, key: "multiple-over-cap", "refused a MULTIPLE request from \(request.requestor): \(pairsOverCap) pairs, over the cap of \(responder.maximumMultiplePairs)")
+        } else if plan.isRefused, !multipleRefusals.isEmpty {
+            log.limited(.info, key: "multiple-malformed", "refused a MULTIPLE request from \(request.requestor): no property, or no readable list of ATOM_PAIRs (format 32, an even number of atoms)")
+        } else if !multipleRefusals.isEmpty {
+            log.limited(.info, key: "multiple-malformed", "refused \(multipleRefusals.count) pairs of a MULTIPLE request from \(request.requestor): MULTIPLE inside MULTIPLE, or a pair without a property")
+        }
+        for refusal in plan.refusals where !multipleRefusals.contains(refusal) {
             log.limited(.debug, key: "refusal", "refused a request: \(refusal)")
         }
     }
