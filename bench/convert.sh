@@ -9,7 +9,7 @@
 # 4 s per MiB of RTF here, so the large one would take minutes per run). Times RTF→txt, RTF→HTML,
 # HTML→RTF, RTF→RTFD (write) and RTFD→txt (read) with `pb convert`, RTF→txt/HTML with `unrtf
 # --text`/`--html` and RTF→txt/HTML, HTML→RTF with `pandoc`. Prints markdown tables of median wall
-# times and ratios; a missing unrtf or pandoc is reported as n/a. About 3 minutes.
+# and CPU times and their ratios; a missing unrtf or pandoc is reported as n/a. About 3 minutes.
 #
 # Knobs (environment): RUNS (the second argument, 3), SLOW_RUNS (3, pandoc's runs), CONVERT_MIB (10),
 # PANDOC_MIB (1), TIMEOUT (300 s per command). Needs python3 (generator). Use a release build of pb.
@@ -82,29 +82,35 @@ PY
 gen_rtf "$WORK/in.rtf" "$CONVERT_MIB"
 gen_rtf "$WORK/small.rtf" "$PANDOC_MIB"
 
-now_ns() { date +%s%N; }
-
-# median_ms RUNS COMMAND... : runs the command (stdout discarded) and prints the median wall time in ms,
-# or "failed"/"timeout".
+# median_ms RUNS COMMAND... : runs the command (stdout discarded) RUNS times and prints "WALL/CPU": the
+# median wall time and the median CPU time (user + system, the command and its children) in ms, or
+# "failed"/"timeout". CPU time is what to compare on a loaded machine: wall time there includes waiting.
 median_ms() {
     local runs=$1; shift
-    local times=() start end status
+    local walls=() cpus=() status r u s TIMEFORMAT='%3R %3U %3S'
     for ((i = 0; i < runs; i++)); do
-        start=$(now_ns)
         set +e
-        timeout "$TIMEOUT" "$@" > /dev/null 2> "$WORK/stderr"
+        { time timeout "$TIMEOUT" "$@" > /dev/null 2> "$WORK/stderr"; } 2> "$WORK/time"
         status=$?
         set -e
-        end=$(now_ns)
         if [[ $status -eq 124 ]]; then echo timeout; return; fi
         if [[ $status -ne 0 ]]; then echo failed; return; fi
-        times+=($(( (end - start) / 1000000 )))
+        read -r r u s < <(tail -1 "$WORK/time")
+        walls+=("$(awk -v r="$r" 'BEGIN {printf "%d", r * 1000}')")
+        cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%d", (u + s) * 1000}')")
     done
-    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'
+    echo "$(median "${walls[@]}")/$(median "${cpus[@]}")"
 }
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
 
 have() { command -v "$1" > /dev/null 2>&1; }
-ratio() { [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ && $1 -gt 0 ]] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f×", b / a}' || echo "–"; }
+# cell "WALL/CPU" -> "WALL (CPU)"; ratio PB OTHER -> "W× (CPU C×)", how many times longer OTHER took.
+cell() { [[ $1 =~ ^[0-9]+/[0-9]+$ ]] && echo "${1%/*} (${1#*/})" || echo "$1"; }
+ratio() {
+    [[ $1 =~ ^[0-9]+/[0-9]+$ && $2 =~ ^[0-9]+/[0-9]+$ ]] || { echo "–"; return; }
+    awk -v aw="${1%/*}" -v ac="${1#*/}" -v bw="${2%/*}" -v bc="${2#*/}" \
+        'BEGIN {w = "–"; c = "–"; if (aw > 0) w = sprintf("%.1f×", bw / aw); if (ac > 0) c = sprintf("%.1f×", bc / ac); printf "%s (CPU %s)", w, c}'
+}
 
 # Inputs for the other directions, made by pb once (not timed).
 "$PB" convert --from rtf --to html < "$WORK/in.rtf" > "$WORK/in.html"
@@ -135,13 +141,13 @@ fi
 
 echo "### ${CONVERT_MIB} MiB RTF ($(kib "$WORK/in.rtf") KiB; its HTML $(kib "$WORK/in.html") KiB): pb and unrtf, median of $RUNS runs"
 echo
-echo "| conversion | pb (ms) | unrtf (ms) | unrtf ÷ pb |"
+echo "| conversion | pb wall (CPU) ms | unrtf wall (CPU) ms | unrtf ÷ pb |"
 echo "|---|---:|---:|---:|"
-echo "| RTF → txt | $pb_txt | $un_txt | $(ratio "$pb_txt" "$un_txt") |"
-echo "| RTF → HTML | $pb_html | $un_html | $(ratio "$pb_html" "$un_html") |"
-echo "| HTML → RTF | $pb_h2r | – | – |"
-echo "| RTF → RTFD (write) | $pb_rtfdw | – | – |"
-echo "| RTFD → txt (read) | $pb_rtfdr | – | – |"
+echo "| RTF → txt | $(cell "$pb_txt") | $(cell "$un_txt") | $(ratio "$pb_txt" "$un_txt") |"
+echo "| RTF → HTML | $(cell "$pb_html") | $(cell "$un_html") | $(ratio "$pb_html" "$un_html") |"
+echo "| HTML → RTF | $(cell "$pb_h2r") | – | – |"
+echo "| RTF → RTFD (write) | $(cell "$pb_rtfdw") | – | – |"
+echo "| RTFD → txt (read) | $(cell "$pb_rtfdr") | – | – |"
 echo
 
 sp_txt=$(pbc "$RUNS" rtf txt "$WORK/small.rtf")
@@ -155,10 +161,10 @@ if have pandoc; then
 fi
 echo "### ${PANDOC_MIB} MiB RTF ($(kib "$WORK/small.rtf") KiB; its HTML $(kib "$WORK/small.html") KiB): pb (median of $RUNS) and pandoc (median of $SLOW_RUNS)"
 echo
-echo "| conversion | pb (ms) | pandoc (ms) | pandoc ÷ pb |"
+echo "| conversion | pb wall (CPU) ms | pandoc wall (CPU) ms | pandoc ÷ pb |"
 echo "|---|---:|---:|---:|"
-echo "| RTF → txt | $sp_txt | $pd_txt | $(ratio "$sp_txt" "$pd_txt") |"
-echo "| RTF → HTML | $sp_html | $pd_html | $(ratio "$sp_html" "$pd_html") |"
-echo "| HTML → RTF | $sp_h2r | $pd_h2r | $(ratio "$sp_h2r" "$pd_h2r") |"
+echo "| RTF → txt | $(cell "$sp_txt") | $(cell "$pd_txt") | $(ratio "$sp_txt" "$pd_txt") |"
+echo "| RTF → HTML | $(cell "$sp_html") | $(cell "$pd_html") | $(ratio "$sp_html" "$pd_html") |"
+echo "| HTML → RTF | $(cell "$sp_h2r") | $(cell "$pd_h2r") | $(ratio "$sp_h2r" "$pd_h2r") |"
 echo
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
