@@ -4,7 +4,8 @@ Each requestor is stress/peers/pbreq.c (one C process each: a hundred Python req
 measure Python). It pastes alternately the big target (a body one chunk + 4 KiB long, so it always comes by
 INCR, in two chunks) and UTF8_STRING (a 300-byte text), and checks every paste against the body regenerated
 from its header (stresscontent.py), so a truncated paste or one mixing two copies is an error. Meanwhile a
-copier runs `pb copy` with a new sequence number every 100 ms (both targets in one copy).
+copier runs `pb copy` with a new sequence number (both targets in one copy) every 100 ms, or as soon as the
+previous copy returned when that takes longer.
 
 pb copy hands the content to the daemon, which stays CLIPBOARD's owner throughout (it replaces what it
 serves in one step of its loop): no request can arrive while nobody owns the clipboard, so the correct
@@ -32,6 +33,7 @@ COPY_INTERVAL = 0.1
 # RSS may end above its post-warm-up value by this much (allocator slack: arenas of the INCR chunks that a
 # hundred concurrent transfers hold); a leak of one byte per paste would pass, one KiB per paste would not.
 RSS_MARGIN_KIB = 8 * 1024
+SLOWEST_COPY_SECONDS = 2.0
 
 
 class Copier(threading.Thread):
@@ -41,6 +43,7 @@ class Copier(threading.Thread):
         super().__init__(daemon=True)
         self.ctx, self.daemon, self.big_bytes = ctx, daemon, big_bytes
         self.seq = first_seq
+        self.last_seq = first_seq
         self.copies = 0
         self.failures = []
         self.slowest = 0.0
@@ -54,9 +57,15 @@ class Copier(threading.Thread):
         with open(small, "wb") as f:
             f.write(stresscontent.make(seq, "S", SMALL_BYTES))
         began = time.monotonic()
-        result = self.daemon.pb("copy", "-t", f"{BIG_TYPE}={big}", "-t", f"text={small}", check=False, timeout=30)
+        try:
+            result = self.daemon.pb("copy", "-t", f"{BIG_TYPE}={big}", "-t", f"text={small}", check=False,
+                                    timeout=30)
+        except subprocess.TimeoutExpired:
+            result = None
         self.slowest = max(self.slowest, time.monotonic() - began)
-        if result.returncode != 0:
+        if result is None:
+            self.failures.append("pb copy did not return within 30 s")
+        elif result.returncode != 0:
             self.failures.append(result.stderr.decode(errors="replace").strip())
         else:
             self.copies += 1
@@ -163,8 +172,8 @@ def load(ctx):
                f"{total(results, 'bytes') / 1048576 / seconds:.0f} MiB/s; {total(results, 'incr')} by INCR in "
                f"{total(results, 'chunks')} chunks")
     ctx.figure(f"errors {total(results, 'errors')}, refused {total(results, 'refused')}, older than the previous "
-               f"paste {total(results, 'went_back')}; copies {copier.copies} (every {COPY_INTERVAL * 1000:.0f} ms, "
-               f"slowest pb copy {copier.slowest * 1000:.0f} ms, {len(copier.failures)} failed); each requestor "
+               f"paste {total(results, 'went_back')}; copies {copier.copies} (one every {COPY_INTERVAL * 1000:.0f} ms "
+               f"at most, slowest pb copy {copier.slowest * 1000:.0f} ms, {len(copier.failures)} failed); each requestor "
                f"saw {min(r['seq_last'] - r['seq_first'] for r in results)}–"
                f"{max(r['seq_last'] - r['seq_first'] for r in results)} copies go by")
     errors = [r["first_error"] for r in results if r["errors"]]
@@ -175,8 +184,13 @@ def load(ctx):
     ctx.check(total(results, "incr") == big, f"only {total(results, 'incr')} of {big} big pastes came by INCR")
     ctx.check(all(r["big"] > 0 and r["small"] > 0 for r in results), "a requestor completed no paste of a kind")
     ctx.check(not copier.failures, f"pb copy failed {len(copier.failures)} times: {copier.failures[:2]}")
-    ctx.check(copier.copies >= 0.5 * ctx.duration / COPY_INTERVAL,
-              f"only {copier.copies} copies in {ctx.duration} s (every {COPY_INTERVAL} s wanted)")
+    # The copier runs pb copy back to back (every 100 ms at most): under this load one copy of 1 MiB may
+    # take a few hundred ms, which nobody notices; seconds are noticed, and so is a clipboard that barely
+    # changes during the run.
+    ctx.check(copier.slowest <= SLOWEST_COPY_SECONDS,
+              f"the slowest pb copy took {copier.slowest:.1f} s under load (at most {SLOWEST_COPY_SECONDS} s wanted)")
+    ctx.check(copier.copies >= ctx.duration, f"only {copier.copies} copies in {ctx.duration:.0f} s (one a second "
+                                             "at least wanted)")
 
     status = quiet(daemon, "transfers to end after the load")
     try:  # the last pb's connection may still be closing
@@ -197,5 +211,6 @@ def load(ctx):
     env = dict(os.environ, DISPLAY=xvfb.display)
     final = subprocess.run([pbreq, "paste", BIG_TYPE, "B"], env=env, capture_output=True, timeout=30)
     final = json.loads(final.stdout.decode())
-    ctx.check(final["ok"] and final["seq"] == copier.last_seq,
-              f"the paste after the load got {final} (last copy was {copier.last_seq})")
+    # The newest copy that pb confirmed, or a later one whose pb copy timed out but reached the daemon.
+    ctx.check(final["ok"] and copier.last_seq <= final["seq"] <= copier.seq,
+              f"the paste after the load got {final} (last confirmed copy {copier.last_seq}, last tried {copier.seq})")
