@@ -664,8 +664,8 @@ p(f"The C owner (`bench/tools/owner.c detect {changes}`) takes CLIPBOARD {change
   "(XSetSelectionOwner with a server timestamp) and times from that call to the first SelectionRequest "
   "it receives (the manager starts reading), to the first text target it serves (the manager has the new "
   "content), and for pasteboardd to the PropertyNotify of the root property "
-  "`_PASTEBOARD_CHANGE_COUNT_CLIPBOARD` (the new changeCount visible to any client; `pb watch` is told "
-  "at the same point). Between changes it serves until nobody asked for 300 ms (at most 1.5 s), then waits "
+  "`_PASTEBOARD_CHANGE_COUNT_CLIPBOARD` (the new changeCount visible to any X client; `pb watch` subscribers are told right after, "
+  "in the same handler). Between changes it serves until nobody asked for 300 ms (at most 1.5 s), then waits "
   "a random 0–100 ms. Each manager on its own Xvfb; medians over the changes.")
 p("")
 p("| manager | first request (ms) | text read (ms), median | p90 | changeCount visible (ms) | changes not read | pasteboardd vs it |")
