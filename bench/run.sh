@@ -38,6 +38,7 @@ for tool in Xvfb xclip xsel cc pkg-config python3 sha256sum timeout; do
 done
 [ -x "$bin/pasteboardd" ] && [ -x "$bin/pb" ] || die "no pasteboardd/pb in $bin (set PB_BIN_DIR)"
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-bench.XXXXXX")
 chmod 700 "$work"
 res="$work/results"
@@ -470,7 +471,7 @@ mkdir -p "$(dirname "$OUT")"
 RES="$res" BULK_MIB="$BULK_MIB" REPS="$REPS" ROUNDTRIPS="$ROUNDTRIPS" IDLE_SECONDS="$IDLE_SECONDS" \
 STARTUP_RUNS="$STARTUP_RUNS" HUGE_MIB="$HUGE_MIB" SHA_HUGE="${sha_huge:-}" CHANGES="$CHANGES" HTML_MIB="$HTML_MIB" \
 MANAGERS="$MANAGERS" PB_BUILT="$built" SHA_BIN="$sha_bin" SHA_TEXT="$sha_text" CPU_MODEL="$cpu_model" \
-NPROC="$(nproc)" LOADAVG="$(cut -d' ' -f1-3 /proc/loadavg)" KERNEL="$(uname -r)" \
+NPROC="$(nproc)" LOADAVG="$(cut -d' ' -f1-3 /proc/loadavg)" LOAD_START="$LOAD_START" KERNEL="$(uname -r)" \
 XVFB_VERSION="$(dpkg-query -W -f='${Version}' xvfb 2>/dev/null || echo '?')" \
 XCLIP_VERSION="$(xclip -version 2>&1 | awk '{print $3; exit}')" \
 XSEL_VERSION="$(xsel --version 2>&1 | awk '{print $3; exit}')" \
@@ -536,7 +537,8 @@ p = out.append
 p("# pasteboard benchmark — latest run")
 p("")
 p(f"Machine: {os.environ['NPROC']} vCPU ({os.environ['CPU_MODEL']}), kernel {os.environ['KERNEL']}, "
-  f"Xvfb {os.environ['XVFB_VERSION']} over a local socket; load average at the end {os.environ['LOADAVG']}. "
+  f"Xvfb {os.environ['XVFB_VERSION']} over a local socket; load average (1, 5, 15 min) at the start "
+  f"{os.environ['LOAD_START']}, at the end {os.environ['LOADAVG']}. "
   f"{os.environ['PB_VERSION']} (tree {os.environ['PB_TREE']}; binaries built {os.environ['PB_BUILT']}), xclip {os.environ['XCLIP_VERSION']}, xsel {os.environ['XSEL_VERSION']}. "
   "Every figure below was measured in this one run; compare ratios, not absolute numbers, across runs.")
 p("")
