@@ -124,11 +124,19 @@ public final class Daemon {
         }
     }
 
+    /// The most X events handled before the loop looks at its other descriptors again.
+    static let eventsPerTurn = 64
+
     private func loop() -> Int32 {
         let xDescriptor = FileDescriptor(rawValue: x.fileDescriptor)
         while !stopping {
-            // Xlib may already hold events read during round trips: drain them before blocking.
-            while x.pendingEvents() > 0 { service.handle(x.nextEvent()) }
+            // Xlib may already hold events read during round trips. At most a batch per turn, so that a
+            // flood of X requests (100 busy requestors) cannot starve the control socket and signals.
+            var handled = 0
+            while handled < Self.eventsPerTurn, x.pendingEvents() > 0 {
+                service.handle(x.nextEvent())
+                handled += 1
+            }
             service.handle(errors: x.takeErrors())
             x.flush()
             if x.isConnectionLost {
@@ -144,15 +152,16 @@ public final class Daemon {
                 watchdogDue = notifier.watchdogInterval.map { now + $0 / 2 }
             }
             let deadline = [service.nextDeadline, server.nextDeadline, manager.nextDeadline, watchdogDue].compactMap { $0 }.min()
-            // Timers may have queued requests (a takeover): send them before blocking.
-            if x.pendingEvents() > 0 { continue }
+            // XPending also sends what timers queued (a takeover). With X events still waiting, look at
+            // the sockets without blocking and come back to them at once.
+            let xBusy = x.pendingEvents() > 0
 
             let clientPolls = server.pollRequests()
             let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable)]
                 + clientPolls.map(\.0)
             let ready: [PollEvents]
             do {
-                ready = try Poller.wait(requests, timeoutMilliseconds: deadline.map { clock.now().millisecondsUntil($0) })
+                ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
             } catch {
                 log.error("poll failed: \(error)")
                 return 1
