@@ -44,14 +44,7 @@ public final class DaemonClient {
 
     /// Sends `request` and returns the daemon's response; an `error` response is thrown.
     public func send(_ request: ControlRequest, timeoutMilliseconds: Int = 10_000) throws(DaemonClientError) -> ControlResponse {
-        var output: [UInt8] = []
-        if !greeted {
-            output += ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode()
-        }
-        output += request.encode()
-        do { try fd.writeAll(output) } catch {
-            throw .protocolFailure("cannot send: \(error)")
-        }
+        try write(request)
         let deadline = clock.now() + .milliseconds(timeoutMilliseconds)
         if !greeted {
             let hello = try receive(deadline: deadline)
@@ -64,6 +57,20 @@ public final class DaemonClient {
         let response = try receive(deadline: deadline)
         if case .error(let code, let message) = response { throw .daemon(code: code, message: message) }
         return response
+    }
+
+    /// Writes `request`, after the hello handshake on a new connection. Large representation data
+    /// (`pb copy` of 64 MiB) goes from the caller's arrays as it is: no frame is assembled.
+    private func write(_ request: ControlRequest) throws(DaemonClientError) {
+        var segments = request.encodeSegments()
+        if !greeted {
+            segments[0] = ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode() + segments[0]
+        }
+        do {
+            for segment in segments { try fd.writeAll(segment) }
+        } catch {
+            throw .protocolFailure("cannot send: \(error)")
+        }
     }
 
     /// Waits for the next response (also used to read `changed` events after `watch`).
@@ -108,14 +115,7 @@ extension DaemonClient {
     public func stream(_ request: ControlRequest, timeoutMilliseconds: Int,
                        begin: (_ type: String, _ length: Int) -> Void,
                        sink: (ArraySlice<UInt8>) -> Bool) throws(DaemonClientError) -> StreamedRead {
-        var output: [UInt8] = []
-        if !greeted {
-            output += ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode()
-        }
-        output += request.encode()
-        do { try fd.writeAll(output) } catch {
-            throw .protocolFailure("cannot send: \(error)")
-        }
+        try write(request)
         if !greeted {
             let hello = try receive(deadline: clock.now() + .milliseconds(timeoutMilliseconds))
             guard case .hello = hello else {
