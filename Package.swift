@@ -90,6 +90,10 @@ let package = Package(
 
         /// libFuzzer harness for the RTF, HTML and flat-RTFD readers (docs/fuzzing.md); build with -sanitize=fuzzer.
         .executableTarget(name: "RichTextFuzz", dependencies: ["RichText"], path: "Fuzz/RichTextFuzz"),
+        /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive and text targets (docs/fuzzing.md).
+        .executableTarget(name: "SelectionFuzz", dependencies: ["Selection"], path: "Fuzz/SelectionFuzz"),
+        /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
+        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol"], path: "Fuzz/ControlFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,561 @@
+// libFuzzer entry point for the control protocol: FrameDecoder fed in arbitrary chunks, the request and
+// response decoders on arbitrary bodies, and encode → decode of messages built from the input. The first
+// input byte picks the scenario (see `fuzzOneInput`). Every scenario checks the documented contracts and
+// stops with `fatalError("invariant: …")` when one is broken. Built with -DFUZZING and -sanitize=fuzzer it
+// is a libFuzzer binary; built plainly it replays the files named on its command line, or writes the seed
+// corpus with `--write-seeds DIR`. See docs/fuzzing.md.
+import ControlProtocol
+import Foundation
+
+// MARK: - Reading choices from the input
+
+/// The fuzz input as a stream of choices. Past the end every read is 0, so short inputs are still whole cases.
+struct FuzzInput {
+    let bytes: [UInt8]
+    var index = 0
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var rest: ArraySlice<UInt8> { bytes[min(index, bytes.count)...] }
+    mutating func u8() -> UInt8 {
+        guard index < bytes.count else { return 0 }
+        defer { index += 1 }
+        return bytes[index]
+    }
+    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
+    mutating func u32() -> UInt32 { UInt32(u16()) | UInt32(u16()) << 16 }
+    mutating func u64() -> UInt64 { UInt64(u32()) | UInt64(u32()) << 32 }
+    mutating func bool() -> Bool { u8() & 1 == 1 }
+    mutating func take(_ count: Int) -> [UInt8] {
+        let end = min(bytes.count, index + max(count, 0))
+        defer { index = max(index, end) }
+        return index < end ? Array(bytes[index..<end]) : []
+    }
+}
+
+func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() { fatalError("invariant: " + message()) }
+}
+
+/// SplitMix64, for the chunk sizes a stream is cut into.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+#if FUZZING
+/// ASan's count of bytes currently allocated (sanitizer/allocator_interface.h).
+@_silgen_name("__sanitizer_get_current_allocated_bytes")
+func sanitizerAllocatedBytes() -> Int
+#else
+func sanitizerAllocatedBytes() -> Int { 0 }
+#endif
+
+// MARK: - What every decoded value must satisfy
+
+func checkName(_ name: String, _ what: String) {
+    invariant(!name.isEmpty && name.utf8.count <= ControlLimits.maximumPasteboardNameLength && !name.utf8.contains(0),
+              "decoded \(what) of \(name.utf8.count) bytes breaks the name rules")
+}
+
+func checkType(_ type: String) {
+    invariant(!type.isEmpty && type.utf8.count <= ControlLimits.maximumTypeNameLength && !type.utf8.contains(0),
+              "decoded type name of \(type.utf8.count) bytes breaks the type rules")
+}
+
+func checkText(_ text: String) {
+    invariant(text.utf8.count <= ControlLimits.maximumStringLength, "decoded text of \(text.utf8.count) bytes")
+}
+
+func checkItems(_ items: [PasteboardItem]) {
+    invariant(items.count <= ControlLimits.maximumItems, "\(items.count) items decoded")
+    for item in items {
+        invariant(!item.representations.isEmpty && item.representations.count <= ControlLimits.maximumRepresentationsPerItem,
+                  "an item with \(item.representations.count) representations")
+        item.types.forEach(checkType)
+        invariant(Set(item.types).count == item.types.count, "an item offers a type twice")
+        invariant(item.byteCount == item.representations.reduce(0) { $0 + $1.data.count }, "byteCount is not the sum")
+    }
+}
+
+func check(_ request: ControlRequest) {
+    switch request {
+    case .hello(_, let client): checkText(client)
+    case .setItems(let pasteboard, let items, let options):
+        checkName(pasteboard, "pasteboard")
+        checkItems(items)
+        invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
+    case .addItems(let pasteboard, let items):
+        checkName(pasteboard, "pasteboard")
+        checkItems(items)
+    case .clear(let name), .changeCount(let name), .items(let name), .createPasteboard(let name, _), .removePasteboard(let name):
+        checkName(name, "pasteboard")
+    case .watch(let names):
+        invariant(names.count <= ControlLimits.maximumListCount, "\(names.count) watched names")
+        names.forEach { checkName($0, "watched pasteboard") }
+    case .read(let pasteboard, let types, let display):
+        checkName(pasteboard, "pasteboard")
+        invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) types to read")
+        types.forEach(checkType)
+        checkText(display)
+    case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume:
+        break
+    }
+}
+
+func check(_ response: ControlResponse) {
+    switch response {
+    case .hello(_, _, let version): checkText(version)
+    case .changeCount(let pasteboard, _): checkName(pasteboard, "pasteboard")
+    case .ok: break
+    case .error(_, let message): checkText(message)
+    case .status(let pairs):
+        invariant(pairs.count <= ControlLimits.maximumListCount, "\(pairs.count) status pairs")
+        pairs.forEach { checkText($0.key); checkText($0.value) }
+    case .pasteboards(let infos):
+        invariant(infos.count <= ControlLimits.maximumListCount, "\(infos.count) pasteboards")
+        infos.forEach { checkName($0.name, "pasteboard") }
+    case .history(let entries):
+        invariant(entries.count <= ControlLimits.maximumListCount, "\(entries.count) history entries")
+        for entry in entries {
+            checkName(entry.pasteboard, "pasteboard")
+            entry.types.forEach(checkType)
+            checkText(entry.preview)
+        }
+    case .items(let items): checkItems(items)
+    case .changed(let pasteboard, _, let types, let state):
+        checkName(pasteboard, "pasteboard")
+        types.forEach(checkType)
+        checkText(state)
+    }
+}
+
+/// Runs `decode`; a thrown error must be a `ControlProtocolError` (returned as nil after describing it).
+func typed<T>(_ decode: () throws -> T) -> T? {
+    do {
+        return try decode()
+    } catch let error as ControlProtocolError {
+        invariant(!error.description.isEmpty, "an error without a description")
+        return nil
+    } catch {
+        fatalError("invariant: decoding threw \(type(of: error)), not ControlProtocolError: \(error)")
+    }
+}
+
+// MARK: - Scenario 1: an arbitrary body
+
+/// Decodes `body` as a request and as a response. Whatever decodes is valid, re-encodes to exactly the
+/// same frame, and that frame decodes to an equal value.
+func checkBody(_ body: [UInt8]) {
+    let request = typed { try ControlRequest.decode(body: body) }
+    let response = typed { try ControlResponse.decode(body: body) }
+    invariant(request == nil || response == nil, "one body decodes as both a request and a response")
+    if let request {
+        check(request)
+        let frame = request.encode()
+        invariant(frame == FrameEncoder.frame(body), "request \(request.kind) re-encodes to different bytes")
+        invariant(Array(request.encodeSegments().joined()) == frame, "request \(request.kind) segments differ from encode()")
+        do {
+            let again = try ControlRequest.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)))
+            invariant(again == request, "re-encoded request \(request.kind) decodes to another value")
+        } catch {
+            fatalError("invariant: re-encoded request \(request.kind) does not decode: \(error)")
+        }
+    }
+    if let response {
+        check(response)
+        let frame = response.encode()
+        invariant(frame == FrameEncoder.frame(body), "response \(response.kind) re-encodes to different bytes")
+        invariant(Array(response.encodeSegments().joined()) == frame, "response \(response.kind) segments differ from encode()")
+        do {
+            let again = try ControlResponse.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)))
+            invariant(again == response, "re-encoded response \(response.kind) decodes to another value")
+        } catch {
+            fatalError("invariant: re-encoded response \(response.kind) does not decode: \(error)")
+        }
+    }
+}
+
+// MARK: - Scenario 2: a byte stream cut into arbitrary chunks
+
+func fuzzStream(_ input: inout FuzzInput) {
+    let limits = [ControlLimits.defaultMaximumFrameLength, 1 << 16, 256, 0]
+    let maximum = limits[Int(input.u8() % 4)]
+    var random = SplitMix64(state: UInt64(input.u32()))
+    let stream = Array(input.rest)
+
+    // What the stream holds, read at once: complete frames up to the first oversize header.
+    var expectedFrames: [[UInt8]] = []
+    var expectedFailure: ControlProtocolError? = nil
+    var offset = 0
+    while stream.count - offset >= 4 {
+        let length = (0..<4).reduce(0) { $0 | Int(stream[offset + $1]) << (8 * $1) }
+        if length > maximum {
+            expectedFailure = .frameTooLarge(length: length, maximum: maximum)
+            break
+        }
+        guard stream.count - offset - 4 >= length else { break }
+        expectedFrames.append(Array(stream[offset + 4..<offset + 4 + length]))
+        offset += 4 + length
+    }
+
+    var decoder = FrameDecoder(maximumFrameLength: maximum)
+    var frames: [[UInt8]] = []
+    var failure: ControlProtocolError? = nil
+    func drain() {
+        while failure == nil {
+            do {
+                guard let frame = try decoder.nextFrame() else { return }
+                frames.append(frame)
+            } catch let error as ControlProtocolError {
+                failure = error
+            } catch {
+                fatalError("invariant: nextFrame threw \(type(of: error)), not ControlProtocolError")
+            }
+        }
+    }
+    var position = 0
+    while position < stream.count {
+        let remaining = stream.count - position
+        let size: Int
+        switch random.next() % 8 {
+        case 0: size = 0
+        case 1, 2: size = Int(random.next() % 5)
+        case 3, 4: size = Int(random.next() % 64)
+        case 5: size = Int(random.next() % 4096)
+        default: size = remaining
+        }
+        let chunk = stream[position..<position + min(size, remaining)]
+        let before = sanitizerAllocatedBytes()
+        let buffered = decoder.bufferedByteCount
+        decoder.append(chunk)
+        // The buffer grows to the data it holds and to at most one announced frame within the maximum;
+        // a header announcing more must be refused before anything is reserved for it.
+        let grown = sanitizerAllocatedBytes() - before
+        invariant(grown <= 2 * (buffered + chunk.count + maximum + 8) + (64 << 10),
+                  "appending \(chunk.count) bytes allocated \(grown) bytes (maximum frame \(maximum))")
+        position += chunk.count
+        if random.next() % 3 == 0 { drain() }
+    }
+    drain()
+    invariant(frames == expectedFrames, "\(frames.count) frames decoded, \(expectedFrames.count) in the stream")
+    invariant(failure == expectedFailure, "failure \(String(describing: failure)), expected \(String(describing: expectedFailure))")
+    if let expectedFailure {
+        // The stream cannot be resynchronised: the same error every time, and input is discarded.
+        do {
+            _ = try decoder.nextFrame()
+            fatalError("invariant: nextFrame returned after frameTooLarge")
+        } catch let error as ControlProtocolError {
+            invariant(error == expectedFailure, "a second nextFrame threw \(error)")
+        } catch {
+            fatalError("invariant: nextFrame threw \(type(of: error))")
+        }
+        decoder.append([0, 0, 0, 0])
+        invariant(decoder.bufferedByteCount == 0, "bytes are buffered after frameTooLarge")
+    } else {
+        invariant(decoder.bufferedByteCount == stream.count - offset,
+                  "\(decoder.bufferedByteCount) bytes buffered, \(stream.count - offset) left in the stream")
+        invariant(decoder.hasPartialFrame == (stream.count > offset), "hasPartialFrame is \(decoder.hasPartialFrame)")
+    }
+    for frame in frames { checkBody(frame) }
+}
+
+// MARK: - Scenario 3: messages built from the input, encoded and decoded
+
+/// The longest prefix of `text` at a scalar boundary within `maximum` bytes of UTF-8 (what the writer sends).
+func truncated(_ text: String, _ maximum: Int) -> String {
+    guard text.utf8.count > maximum else { return text }
+    var count = 0
+    for scalar in text.unicodeScalars {
+        let size = UTF8.width(scalar)
+        if count + size > maximum { break }
+        count += size
+    }
+    return String(decoding: Array(text.utf8.prefix(count)), as: UTF8.self)
+}
+
+func isValidName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 255 && !name.utf8.contains(0)
+}
+
+extension FuzzInput {
+    /// Text from the input (invalid UTF-8 becomes U+FFFD), sometimes stretched around `nearLength` bytes.
+    mutating func text(nearLength: Int) -> String {
+        let choice = u8()
+        let motif = String(decoding: take(Int(choice >> 2) % 12), as: UTF8.self)
+        guard choice & 3 == 3, !motif.isEmpty else { return motif }
+        let target = nearLength - 4 + Int(u8() % 8)
+        let size = motif.utf8.count
+        return String(repeating: motif, count: (target + size - 1) / size)
+    }
+    mutating func name() -> String { text(nearLength: 255) }
+    mutating func freeText() -> String { text(nearLength: ControlLimits.maximumStringLength) }
+    mutating func list<T>(_ maximum: UInt8, _ element: (inout FuzzInput) -> T) -> [T] {
+        (0..<Int(u8() % maximum)).map { _ in element(&self) }
+    }
+    /// Items from representations drawn from the input. `PasteboardItem` refuses invalid ones (checked
+    /// here against its rules), so only valid items are returned.
+    mutating func items() -> [PasteboardItem] {
+        var items: [PasteboardItem] = []
+        for _ in 0..<Int(u8() % 4) {
+            // Data of 64 KiB or more is carried as its own segment by encodeSegments().
+            let pairs = list(5) { input in
+                (type: input.name(),
+                 data: input.u8() == 0xFF ? [UInt8](repeating: input.u8(), count: (64 << 10) - 8 + Int(input.u8() % 16))
+                                          : input.take(Int(input.u8())))
+            }
+            let valid = !pairs.isEmpty && pairs.allSatisfy { isValidName($0.type) }
+                && Set(pairs.map(\.type)).count == pairs.count
+            if let item = try? PasteboardItem(pairs) {
+                invariant(valid, "PasteboardItem accepted representations that break its rules")
+                items.append(item)
+            } else {
+                invariant(!valid, "PasteboardItem refused valid representations")
+            }
+        }
+        return items
+    }
+}
+
+/// Encodes `value`; it must decode to `expected` when every name is valid, else fail with a typed error.
+func roundTrip<Message: Hashable>(_ value: Message, expected: Message, namesValid: Bool, kind: String,
+                                  encode: (Message) -> [UInt8], segments: (Message) -> [[UInt8]],
+                                  decode: ([UInt8]) throws -> Message) {
+    let frame = encode(value)
+    invariant(Array(segments(value).joined()) == frame, "\(kind) segments differ from encode()")
+    let length = (0..<4).reduce(0) { $0 | Int(frame[$1]) << (8 * $1) }
+    invariant(length == frame.count - 4, "\(kind) frame header says \(length), body is \(frame.count - 4) bytes")
+    let decoded = typed { try decode(Array(frame.dropFirst(4))) }
+    if namesValid {
+        guard let decoded else { fatalError("invariant: \(kind) with valid names does not decode") }
+        invariant(decoded == expected, "\(kind) decodes to another value")
+        invariant(encode(decoded) == frame, "decoded \(kind) re-encodes to other bytes")
+    } else {
+        invariant(decoded == nil, "\(kind) with an invalid name was accepted")
+    }
+}
+
+func fuzzEncode(_ input: inout FuzzInput) {
+    let text = ControlLimits.maximumStringLength
+    if input.bool() {
+        let kind = ControlRequest.Kind.allCases[Int(input.u8()) % ControlRequest.Kind.allCases.count]
+        var valid = true
+        func name() -> String {
+            let name = input.name()
+            valid = valid && isValidName(name)
+            return name
+        }
+        let request: ControlRequest
+        var expected: ControlRequest? = nil
+        switch kind {
+        case .hello:
+            let client = input.freeText()
+            let version = input.u8()
+            request = .hello(version: version, client: client)
+            expected = .hello(version: version, client: truncated(client, text))
+        case .setItems:
+            let pasteboard = name()
+            request = .setItems(pasteboard: pasteboard, items: input.items(),
+                                options: CopyOptions(rawValue: input.u32()).intersection(.all))
+        case .addItems: request = .addItems(pasteboard: name(), items: input.items())
+        case .clear: request = .clear(pasteboard: name())
+        case .changeCount: request = .changeCount(pasteboard: name())
+        case .items: request = .items(pasteboard: name())
+        case .status: request = .status
+        case .pasteboards: request = .pasteboards
+        case .createPasteboard: request = .createPasteboard(name: name(), persistent: input.bool())
+        case .removePasteboard: request = .removePasteboard(name: name())
+        case .history: request = .history(limit: input.u32())
+        case .historyItem: request = .historyItem(index: input.u32())
+        case .historyCopy: request = .historyCopy(index: input.u32())
+        case .historyDelete: request = .historyDelete(index: input.u32())
+        case .historyClear: request = .historyClear
+        case .pause: request = .pause
+        case .resume: request = .resume
+        case .watch: request = .watch(pasteboards: (0..<Int(input.u8() % 6)).map { _ in name() })
+        case .read:
+            let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in name() })
+            let display = input.freeText()
+            request = .read(pasteboard: pasteboard, types: types, display: display)
+            expected = .read(pasteboard: pasteboard, types: types, display: truncated(display, text))
+        }
+        invariant(request.kind == kind, "request \(request) has kind \(request.kind), built as \(kind)")
+        roundTrip(request, expected: expected ?? request, namesValid: valid, kind: "request \(kind)",
+                  encode: { $0.encode() }, segments: { $0.encodeSegments() },
+                  decode: { try ControlRequest.decode(body: $0) })
+    } else {
+        let kind = ControlResponse.Kind.allCases[Int(input.u8()) % ControlResponse.Kind.allCases.count]
+        var valid = true
+        func name() -> String {
+            let name = input.name()
+            valid = valid && isValidName(name)
+            return name
+        }
+        let response: ControlResponse
+        let expected: ControlResponse
+        switch kind {
+        case .hello:
+            let (version, pid, daemon) = (input.u8(), input.u32(), input.freeText())
+            response = .hello(version: version, daemonPID: pid, daemonVersion: daemon)
+            expected = .hello(version: version, daemonPID: pid, daemonVersion: truncated(daemon, text))
+        case .changeCount:
+            response = .changeCount(pasteboard: name(), count: input.u64())
+            expected = response
+        case .ok:
+            response = .ok
+            expected = response
+        case .error:
+            let (code, message) = (ErrorCode(rawValue: input.u16()), input.freeText())
+            response = .error(code: code, message: message)
+            expected = .error(code: code, message: truncated(message, text))
+        case .status:
+            let pairs = input.list(4) { StatusPair($0.freeText(), $0.freeText()) }
+            response = .status(pairs: pairs)
+            expected = .status(pairs: pairs.map { StatusPair(truncated($0.key, text), truncated($0.value, text)) })
+        case .pasteboards:
+            response = .pasteboards((0..<Int(input.u8() % 4)).map { _ in
+                PasteboardInfo(name: name(), changeCount: input.u64(), persistent: input.bool(), owned: input.bool())
+            })
+            expected = response
+        case .history:
+            let entries = (0..<Int(input.u8() % 4)).map { _ in
+                HistoryEntry(index: input.u32(), timestamp: Int64(bitPattern: input.u64()), pasteboard: name(),
+                             types: (0..<Int(input.u8() % 4)).map { _ in name() }, size: input.u64(),
+                             preview: input.freeText())
+            }
+            response = .history(entries)
+            expected = .history(entries.map {
+                var entry = $0
+                entry.preview = truncated(entry.preview, text)
+                return entry
+            })
+        case .items:
+            response = .items(input.items())
+            expected = response
+        case .changed:
+            let (pasteboard, count, types) = (name(), input.u64(), (0..<Int(input.u8() % 4)).map { _ in name() })
+            let state = input.freeText()
+            response = .changed(pasteboard: pasteboard, count: count, types: types, state: state)
+            expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text))
+        }
+        invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")
+        roundTrip(response, expected: expected, namesValid: valid, kind: "response \(kind)",
+                  encode: { $0.encode() }, segments: { $0.encodeSegments() },
+                  decode: { try ControlResponse.decode(body: $0) })
+    }
+}
+
+// MARK: - Entry point
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    switch input.u8() % 3 {
+    case 0: checkBody(Array(input.rest))
+    case 1: fuzzStream(&input)
+    default: fuzzEncode(&input)
+    }
+    return 0
+}
+
+#if FUZZING
+/// libFuzzer's driver (FuzzerDriver.cpp); SwiftPM makes this file's top-level code `main`, so we call it here.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+var argc = CommandLine.argc
+var argv = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzOneInput(data, size) }))
+#else
+/// Seeds in the input layout `fuzzOneInput` reads: one valid body per request and response kind, a stream
+/// of several frames, an oversize header, and a few messages for the encode scenario.
+func writeSeeds(to directory: String) throws {
+    let item = try PasteboardItem([(type: "text/plain;charset=utf-8", data: Array("héllo".utf8)),
+                                   (type: "text/html", data: Array("<b>héllo</b>".utf8)),
+                                   (type: "image/png", data: [0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 0])])
+    let plain = try PasteboardItem([(type: "UTF8_STRING", data: Array("second item".utf8))])
+    let requests: [ControlRequest] = [
+        .hello(version: 1, client: "pb 1.0 (fuzz seed)"),
+        .setItems(pasteboard: "general", items: [item, plain], options: [.sensitive, .pasteOnce]),
+        .addItems(pasteboard: "general", items: [plain]),
+        .clear(pasteboard: "general"), .changeCount(pasteboard: "find"), .status, .pasteboards,
+        .createPasteboard(name: "notes", persistent: true), .removePasteboard(name: "notes"),
+        .history(limit: 10), .historyItem(index: 2), .historyCopy(index: 0), .historyDelete(index: 1),
+        .historyClear, .pause, .resume, .watch(pasteboards: ["general", "primary"]), .watch(pasteboards: []),
+        .items(pasteboard: "general"),
+        .read(pasteboard: "general", types: ["image/png", "text/html", "text/plain;charset=utf-8"], display: ":0"),
+    ]
+    let responses: [ControlResponse] = [
+        .hello(version: 1, daemonPID: 4242, daemonVersion: "pasteboardd 1.0"),
+        .changeCount(pasteboard: "general", count: 17), .ok,
+        .error(code: .typeNotOffered, message: "the owner does not offer image/png"),
+        .status(pairs: [StatusPair("pid", "4242"), StatusPair("display", ":0")]),
+        .pasteboards([PasteboardInfo(name: "general", changeCount: 3, persistent: true, owned: true),
+                      PasteboardInfo(name: "primary", changeCount: 9, persistent: false, owned: false)]),
+        .history([HistoryEntry(index: 0, timestamp: 1_764_000_000, pasteboard: "general",
+                               types: ["text/plain;charset=utf-8", "text/html"], size: 18, preview: "héllo")]),
+        .items([item, plain]), .items([]),
+        .changed(pasteboard: "general", count: 18, types: ["UTF8_STRING"], state: "owned"),
+    ]
+    var seeds: [String: [UInt8]] = [:]
+    func body(_ frame: [UInt8]) -> [UInt8] { Array(frame.dropFirst(4)) }
+    for (index, request) in requests.enumerated() {
+        seeds["request-\(index)-\(request.kind)"] = [0] + body(request.encode())
+    }
+    for (index, response) in responses.enumerated() {
+        seeds["response-\(index)-\(response.kind)"] = [0] + body(response.encode())
+    }
+    // Streams: option byte (maximum: 0 default, 1 64 KiB, 2 256 bytes, 3 zero), chunking seed, frames.
+    let conversation = requests.prefix(6).flatMap { $0.encode() } + responses.prefix(4).flatMap { $0.encode() }
+    seeds["stream-conversation"] = [1, 0, 1, 2, 3, 4] + conversation
+    seeds["stream-small-maximum"] = [1, 2, 9, 9, 9, 9] + conversation
+    seeds["stream-oversize-header"] = [1, 1, 5, 0, 0, 0] + requests[0].encode() + [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3]
+    seeds["stream-truncated"] = [1, 0, 7, 0, 0, 0] + requests[1].encode().dropLast(3)
+    seeds["stream-zero-length"] = [1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]
+    // Encode scenario: request/response choice, kind index, then the fields.
+    seeds["encode-hello"] = [2, 1, 0, 4 << 2 | 3] + Array("ab€d".utf8.prefix(4)) + [5, 1]
+    // setItems with a 3-byte and a 65 540-byte representation (the second is a segment of its own).
+    seeds["encode-setitems"] = [2, 1, 1, 7 << 2] + Array("general".utf8) + [1, 2, 10 << 2] + Array("text/plain".utf8)
+        + [0, 3, 1, 2, 3] + [9 << 2] + Array("text/html".utf8) + [0xFF, 0x41, 12] + [3, 0, 0, 0]
+    seeds["encode-read"] = [2, 1, 18, 7 << 2] + Array("general".utf8) + [2, 9 << 2] + Array("image/png".utf8)
+        + [9 << 2] + Array("text/html".utf8) + [2 << 2] + Array(":0".utf8)
+    seeds["encode-long-name"] = [2, 1, 3, 5 << 2 | 3] + Array("abcde".utf8) + [6]
+    seeds["encode-error"] = [2, 0, 3, 9, 0, 3 << 2 | 3] + Array("é€".utf8.prefix(3)) + [7]
+    seeds["encode-history"] = [2, 0, 6, 1] + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + [7 << 2] + Array("general".utf8)
+        + [2, 4 << 2] + Array("text".utf8) + [4 << 2] + Array("text".utf8) + [0, 0, 0, 0, 0, 0, 0, 0] + [2 << 2] + Array("hi".utf8)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for (name, bytes) in seeds.sorted(by: { $0.key < $1.key }) {
+        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
+        guard FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(bytes)) else {
+            fatalError("cannot write \(name)")
+        }
+        print("wrote \(directory)/\(name)")
+    }
+}
+
+// Built without libFuzzer: replay the files named on the command line (crash reproducers, corpus checks),
+// or write the seed corpus with `--write-seeds DIR`.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--write-seeds", arguments.count == 2 {
+    try writeSeeds(to: arguments[1])
+    exit(0)
+}
+for path in arguments {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        print("cannot read \(path)")
+        exit(1)
+    }
+    let bytes = [UInt8](data)
+    _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
+    print("ok \(path)")
+}
+#endif
