@@ -88,12 +88,14 @@ let package = Package(
 
         // MARK: - Fuzzing
 
+        /// What the harnesses share: the input as choices, invariants, the libFuzzer/replay entry point.
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
         /// libFuzzer harness for the RTF, HTML and flat-RTFD readers (docs/fuzzing.md); build with -sanitize=fuzzer.
-        .executableTarget(name: "RichTextFuzz", dependencies: ["RichText"], path: "Fuzz/RichTextFuzz"),
+        .executableTarget(name: "RichTextFuzz", dependencies: ["RichText", "FuzzSupport"], path: "Fuzz/RichTextFuzz"),
         /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive and text targets (docs/fuzzing.md).
-        .executableTarget(name: "SelectionFuzz", dependencies: ["Selection"], path: "Fuzz/SelectionFuzz"),
+        .executableTarget(name: "SelectionFuzz", dependencies: ["Selection", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
         /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
-        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol"], path: "Fuzz/ControlFuzz"),
+        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,35 +6,9 @@
 // corpus with `--write-seeds DIR`. See docs/fuzzing.md.
 import ControlProtocol
 import Foundation
+import FuzzSupport
 
 // MARK: - Reading choices from the input
-
-/// The fuzz input as a stream of choices. Past the end every read is 0, so short inputs are still whole cases.
-struct FuzzInput {
-    let bytes: [UInt8]
-    var index = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var rest: ArraySlice<UInt8> { bytes[min(index, bytes.count)...] }
-    mutating func u8() -> UInt8 {
-        guard index < bytes.count else { return 0 }
-        defer { index += 1 }
-        return bytes[index]
-    }
-    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
-    mutating func u32() -> UInt32 { UInt32(u16()) | UInt32(u16()) << 16 }
-    mutating func u64() -> UInt64 { UInt64(u32()) | UInt64(u32()) << 32 }
-    mutating func bool() -> Bool { u8() & 1 == 1 }
-    mutating func take(_ count: Int) -> [UInt8] {
-        let end = min(bytes.count, index + max(count, 0))
-        defer { index = max(index, end) }
-        return index < end ? Array(bytes[index..<end]) : []
-    }
-}
-
-func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
-    if !condition() { fatalError("invariant: " + message()) }
-}
 
 /// SplitMix64, for the chunk sizes a stream is cut into.
 struct SplitMix64 {
@@ -452,30 +426,15 @@ func fuzzEncode(_ input: inout FuzzInput) {
 
 // MARK: - Entry point
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var input = FuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+func fuzzOneInput(_ bytes: [UInt8]) {
+    var input = FuzzInput(bytes)
     switch input.u8() % 3 {
     case 0: checkBody(Array(input.rest))
     case 1: fuzzStream(&input)
     default: fuzzEncode(&input)
     }
-    return 0
 }
 
-#if FUZZING
-/// libFuzzer's driver (FuzzerDriver.cpp); SwiftPM makes this file's top-level code `main`, so we call it here.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzOneInput(data, size) }))
-#else
 /// Seeds in the input layout `fuzzOneInput` reads: one valid body per request and response kind, a stream
 /// of several frames, an oversize header, and a few messages for the encode scenario.
 func writeSeeds(to directory: String) throws {
@@ -534,7 +493,7 @@ func writeSeeds(to directory: String) throws {
         + [2, 4 << 2] + Array("text".utf8) + [4 << 2] + Array("text".utf8) + [0, 0, 0, 0, 0, 0, 0, 0] + [2 << 2] + Array("hi".utf8)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for (name, bytes) in seeds.sorted(by: { $0.key < $1.key }) {
-        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
+        fuzzOneInput(bytes)
         guard FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(bytes)) else {
             fatalError("cannot write \(name)")
         }
@@ -542,20 +501,4 @@ func writeSeeds(to directory: String) throws {
     }
 }
 
-// Built without libFuzzer: replay the files named on the command line (crash reproducers, corpus checks),
-// or write the seed corpus with `--write-seeds DIR`.
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--write-seeds", arguments.count == 2 {
-    try writeSeeds(to: arguments[1])
-    exit(0)
-}
-for path in arguments {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        print("cannot read \(path)")
-        exit(1)
-    }
-    let bytes = [UInt8](data)
-    _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
-    print("ok \(path)")
-}
-#endif
+FuzzMain.run(fuzzOneInput, writeSeeds: writeSeeds(to:))

@@ -2,6 +2,7 @@
 // (rtf, html or rtfd; default rtf). Built with -DFUZZING and -sanitize=fuzzer it is a libFuzzer binary;
 // built plainly it replays the files named on its command line. See docs/fuzzing.md.
 import Foundation
+import FuzzSupport
 import RichText
 
 enum FuzzTarget: String {
@@ -10,19 +11,8 @@ enum FuzzTarget: String {
 
 nonisolated(unsafe) let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["RICHTEXT_FUZZ_TARGET"] ?? "rtf") ?? .rtf
 
-#if FUZZING
-/// libFuzzer's driver (FuzzerDriver.cpp); SwiftPM makes this file's top-level code `main`, so we call it here.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-#endif
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+func fuzzOneInput(_ input: [UInt8]) {
     switch target {
     case .rtf:
         let result = RTFReader.read(input)
@@ -40,22 +30,6 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         _ = try? FlatRTFD.parse(input)
     }
-    return 0
 }
 
-#if FUZZING
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzOneInput(data, size) }))
-#else
-// Built without libFuzzer: replay the files named on the command line (crash reproducers, corpus checks).
-for path in CommandLine.arguments.dropFirst() {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        print("cannot read \(path)")
-        exit(1)
-    }
-    let bytes = [UInt8](data)
-    _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
-    print("ok \(path)")
-}
-#endif
+FuzzMain.run(fuzzOneInput)

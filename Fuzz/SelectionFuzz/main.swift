@@ -6,36 +6,10 @@
 // is a libFuzzer binary; built plainly it replays the files named on its command line, or writes the
 // seed corpus with `--write-seeds DIR`. See docs/fuzzing.md.
 import Foundation
+import FuzzSupport
 import Selection
 
 // MARK: - Reading choices from the input
-
-/// The fuzz input as a stream of choices. Past the end every read is 0, so short inputs are still whole cases.
-struct FuzzInput {
-    let bytes: [UInt8]
-    var index = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { index >= bytes.count }
-    mutating func u8() -> UInt8 {
-        guard index < bytes.count else { return 0 }
-        defer { index += 1 }
-        return bytes[index]
-    }
-    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
-    mutating func u32() -> UInt32 { UInt32(u16()) | UInt32(u16()) << 16 }
-    mutating func bool() -> Bool { u8() & 1 == 1 }
-    /// Up to `count` bytes taken from the input.
-    mutating func take(_ count: Int) -> [UInt8] {
-        let end = min(bytes.count, index + max(count, 0))
-        defer { index = max(index, end) }
-        return index < end ? Array(bytes[index..<end]) : []
-    }
-}
-
-func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
-    if !condition() { fatalError("invariant: " + message()) }
-}
 
 /// Bytes that are not all alike, so that a wrong range or a lost chunk shows.
 func pattern(_ count: Int, seed: UInt32) -> [UInt8] {
@@ -414,33 +388,16 @@ func fuzzText(_ input: inout FuzzInput) {
 
 // MARK: - Entry point
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var input = FuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+func fuzzOneInput(_ bytes: [UInt8]) {
+    var input = FuzzInput(bytes)
     switch input.u8() % 4 {
     case 0: fuzzPlan(&input)
     case 1: fuzzIncrSend(&input)
     case 2: fuzzIncrReceive(&input)
     default: fuzzText(&input)
     }
-    return 0
 }
 
-#if FUZZING
-/// libFuzzer's driver (FuzzerDriver.cpp); SwiftPM makes this file's top-level code `main`, so we call it here.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzOneInput(data, size) }))
-#else
-// Built without libFuzzer: replay the files named on the command line (crash reproducers, corpus checks),
-// or write the seed corpus with `--write-seeds DIR`.
 /// Seeds in the input layout `fuzzOneInput` reads: a scenario byte, then the choices.
 func writeSeeds(to directory: String) {
     func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
@@ -512,25 +469,10 @@ func writeSeeds(to directory: String) {
     seeds["text-invalid-utf8"] = [3] + le16(8) + [0xC3, 0x28, 0xE2, 0x82, 0xFF, 0xED, 0xA0, 0x80]
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for (name, bytes) in seeds.sorted(by: { $0.key < $1.key }) {
-        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
+        fuzzOneInput(bytes)
         guard FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(bytes)) else { fatalError("cannot write \(name)") }
         print("wrote \(directory)/\(name)")
     }
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--write-seeds", arguments.count == 2 {
-    writeSeeds(to: arguments[1])
-    exit(0)
-}
-for path in arguments {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        print("cannot read \(path)")
-        exit(1)
-    }
-    let bytes = [UInt8](data)
-    _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
-    print("ok \(path)")
-}
-
-#endif
+FuzzMain.run(fuzzOneInput, writeSeeds: writeSeeds(to:))
