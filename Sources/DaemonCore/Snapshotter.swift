@@ -250,8 +250,15 @@ final class Snapshotter {
 
     private func chunkArrived(_ snapshot: Active) {
         guard case .incr(let target, var receive, var draining) = snapshot.phase else { return }
+        // Take the receiver out of the phase while it grows: the enum would otherwise share its buffer and
+        // every chunk would copy all that came before (ten 10 MiB copies for a 10 MiB target). Every path
+        // below puts a phase back (`next` sets the next target's).
+        snapshot.phase = .data(target)
         let read = x.getProperty(snapshot.window, property, delete: true, maximumBytes: 16 << 20)
-        guard let value = read.value else { return }
+        guard let value = read.value else {
+            snapshot.phase = .incr(target, receive, draining: draining)
+            return
+        }
         let now = clock.now()
         snapshot.deadline = now + ownerTimeout
         if value.byteCount == 0 {   // the end of the stream
