@@ -5,15 +5,44 @@ import SystemSupport
 /// go back or repeat across restarts, even when the X server was reset in between (root-window
 /// properties die with the server). One line per pasteboard, `NAME<TAB>COUNT`, written atomically
 /// (temp file, fsync, rename, fsync of the directory) and mode 0600.
+///
+/// The file is written ahead: `record` saves every count plus `lease` whenever a count passes what the
+/// file holds, so a change costs the two fsyncs only once in `lease` changes, never between a change and
+/// its publication. After a crash the counts resume from the file — past every count ever published, by
+/// less than `lease`. A clean stop saves the exact counts (`saveExactly`), so a restart continues at once.
 struct CountStore {
     let path: String?
+    /// How far ahead of the published counts the file is written.
+    static let lease: UInt64 = 32
+    /// What the file holds (after `load`, `record` or `saveExactly`).
+    private(set) var saved: [PasteboardName: UInt64] = [:]
 
     /// `directory` nil keeps counts in memory only (RAM-only mode, or no usable state directory).
     init(directory: String?) {
         path = directory.map { $0 + "/counts" }
     }
 
-    func load() -> [PasteboardName: UInt64] {
+    mutating func load() -> [PasteboardName: UInt64] {
+        let counts = read()
+        saved = counts
+        return counts
+    }
+
+    /// Makes sure the file holds at least `counts` (writing `counts` + `lease` when it does not).
+    mutating func record(_ counts: [PasteboardName: UInt64]) throws {
+        guard path != nil, counts.contains(where: { name, count in count > saved[name] ?? 0 }) else { return }
+        let ahead = counts.mapValues { $0 + Self.lease }
+        try save(ahead)
+        saved = ahead
+    }
+
+    /// Writes exactly `counts` (a clean stop).
+    mutating func saveExactly(_ counts: [PasteboardName: UInt64]) throws {
+        try save(counts)
+        saved = counts
+    }
+
+    private func read() -> [PasteboardName: UInt64] {
         guard let path, let bytes = try? FileSystem.readFile(path, limit: 1 << 20) else { return [:] }
         var counts: [PasteboardName: UInt64] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
@@ -25,7 +54,7 @@ struct CountStore {
         return counts
     }
 
-    func save(_ counts: [PasteboardName: UInt64]) throws {
+    private func save(_ counts: [PasteboardName: UInt64]) throws {
         guard let path else { return }
         let text = counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\t\($0.value)\n" }.joined()
         try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)

@@ -89,6 +89,7 @@ public final class Daemon {
 
         try? notifier.stopping()
         service.releaseAll()
+        service.saveCountsExactly()
         server.close()
         log.info(status == 0 ? "stopped" : "exiting with status \(status)")
         return status

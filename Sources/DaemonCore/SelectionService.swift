@@ -126,10 +126,13 @@ final class SelectionService {
         let selection = x.intern(name.rawValue)
         guard boards[selection] == nil else { return }
         let countProperty = x.intern("_PASTEBOARD_CHANGE_COUNT_" + name.rawValue)
+        // The root property, when the server kept it, is exact: every count reached the server before anyone
+        // was told it (`publish` flushes). Without it (a new server) the saved count is used: exact after a
+        // clean stop, a little ahead after a crash (CountStore's lease), never behind.
         var counter = ChangeCounter(count: persistedCount)
         let published = x.getProperty(x.root, countProperty, delete: false, maximumBytes: 8)
         if let value = published.value, value.type == x.atoms.cardinal, let first = value.atoms.first {
-            counter.raise(toAtLeast: UInt64(first.rawValue))
+            counter = ChangeCounter(count: UInt64(first.rawValue))
         }
         boards[selection] = Board(name: name, selection: selection, countProperty: countProperty,
                                   counter: counter, served: nil)
@@ -184,16 +187,14 @@ final class SelectionService {
 
     private func publish(_ selection: Atom) {
         guard let board = boards[selection] else { return }
-        do {
-            var counts = retiredCounts
-            for board in boards.values { counts[board.name] = board.counter.count }
-            try countStore.save(counts)
-        } catch {
+        do { try countStore.record(counts) } catch {
             log.limited(.warning, key: "count-store", "cannot save change counts: \(error)")
         }
         record(.housekeeping)
         x.changeProperty(x.root, board.countProperty,
                          PropertyValue(type: x.atoms.cardinal, longs: [UInt32(truncatingIfNeeded: board.counter.count)]))
+        // On its way to the server before any client hears of the count: a crash after that cannot lose it.
+        x.flush()
     }
 
     // MARK: - Changing ownership
@@ -291,6 +292,20 @@ final class SelectionService {
     }
 
     /// Releases every selection the daemon owns (at exit).
+    /// Every pasteboard's count, those no longer watched included.
+    var counts: [PasteboardName: UInt64] {
+        var counts = retiredCounts
+        for board in boards.values { counts[board.name] = board.counter.count }
+        return counts
+    }
+
+    /// Saves the exact counts (a clean stop: the next start continues from them, not from the lease).
+    func saveCountsExactly() {
+        do { try countStore.saveExactly(counts) } catch {
+            log.warning("cannot save change counts: \(error)")
+        }
+    }
+
     func releaseAll() {
         for (selection, board) in boards where board.served != nil {
             if x.selectionOwner(selection) == ownerWindow {
