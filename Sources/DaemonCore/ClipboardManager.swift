@@ -70,7 +70,20 @@ final class ClipboardManager {
                                   ownerTimeout: .milliseconds(configuration.ownerTimeoutMs))
         history = HistoryStore(directory: self.stateDirectory.map { $0 + "/history" },
                                maximumEntries: configuration.historyLength, maximumBytes: configuration.historyMaxBytes,
-                               deduplicate: configuration.historyDeduplicate, log: log)
+                               deduplicate: configuration.historyDeduplicate, log: log, writer: writer)
+    }
+
+    /// Writes and removes the kept content and history files off the event loop, in order.
+    let writer = BackgroundWriter()
+
+    /// Waits until every file change asked for is on disk (a clean stop).
+    func finishWrites() {
+        writer.drain()
+        logWriteFailures()
+    }
+
+    private func logWriteFailures() {
+        for failure in writer.takeFailures() { log.limited(.warning, key: "disk-write", failure) }
     }
 
     /// Snapshots in progress, for `pb status`.
@@ -93,7 +106,7 @@ final class ClipboardManager {
     /// Forgets a removed pasteboard's kept content.
     func forget(_ name: PasteboardName) {
         persistent.remove(name)
-        if let path = archivePath(for: name) { try? FileSystem.removeFile(path, ignoreMissing: true) }
+        if let path = archivePath(for: name) { writer.submit(.remove(path: path)) }
     }
 
     // MARK: - Start
@@ -196,7 +209,7 @@ final class ClipboardManager {
             latest[name]?.secret = true
             latest[name]?.done = true
             log.info("\(name) holds secret content: not read, recorded or kept")
-            if name == .general, let path = archivePath { try? FileSystem.removeFile(path, ignoreMissing: true) }
+            if name == .general, let path = archivePath { writer.submit(.remove(path: path)) }
             if takeoverWanted.remove(name) != nil { service.countExternalChange(name) }
         case .failed(let why):
             latest[name]?.done = true
@@ -235,7 +248,7 @@ final class ClipboardManager {
         takeoverWanted.remove(name)
         snapshotter.abandon(x.intern(name.rawValue))
         if name == .general || persistent.contains(name), let path = archivePath(for: name) {
-            try? FileSystem.removeFile(path, ignoreMissing: true)
+            writer.submit(.remove(path: path))
         }
     }
 
@@ -262,7 +275,7 @@ final class ClipboardManager {
         takeoverDue[name] = nil
         if content.isSensitive {
             if name == .general || persistent.contains(name), let path = archivePath(for: name) {
-                try? FileSystem.removeFile(path, ignoreMissing: true)
+                writer.submit(.remove(path: path))
             }
             return
         }
@@ -279,16 +292,14 @@ final class ClipboardManager {
         let onDisk = content.byteCount <= Self.maximumPersistedBytes
         if !onDisk, name == .general || persistent.contains(name), let path = archivePath(for: name) {
             // An older archive must not come back after a restart in place of this content.
-            try? FileSystem.removeFile(path, ignoreMissing: true)
+            writer.submit(.remove(path: path))
             log.info("\(name) holds \(content.byteCount) bytes: kept in memory, not on disk")
         }
         if onDisk, name == .general || persistent.contains(name), let path = archivePath(for: name) {
             try? FileSystem.createDirectory(FileSystem.parentDirectory(of: path), mode: 0o700, intermediate: true)
             let archive = ContentArchive(pasteboard: name, changeCount: service.count(of: name) ?? 0,
                                          time: WallClock.now, content: content)
-            do { try AtomicFile.write(archive.encode(), to: path) } catch {
-                log.limited(.warning, key: "archive", "cannot save the clipboard: \(error)")
-            }
+            writer.submit(.write(path: path, bytes: archive.encode(), mode: 0o600))
         }
         if name == .general || (name == .primary && configuration.recordPrimary) {
             history.add(content, pasteboard: name, time: WallClock.now, onDisk: onDisk)
@@ -321,6 +332,7 @@ final class ClipboardManager {
     }
 
     func expire(now: MonotonicInstant) {
+        logWriteFailures()
         snapshotter.expire(now: now)
         if let due = primaryDue, due <= now {
             primaryDue = nil

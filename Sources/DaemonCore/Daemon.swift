@@ -90,6 +90,7 @@ public final class Daemon {
         try? notifier.stopping()
         service.releaseAll()
         service.saveCountsExactly()
+        manager?.finishWrites()
         server.close()
         log.info(status == 0 ? "stopped" : "exiting with status \(status)")
         return status

@@ -6,7 +6,8 @@ import SystemSupport
 /// On disk (unless RAM-only) under `$XDG_STATE_HOME/pasteboard/history/`: one archive per entry
 /// (`<id>.archive`, mode 0600, written atomically) and an `index` file listing the entries, rewritten
 /// atomically after each change, so that a crash at any moment leaves a consistent history (an archive
-/// without an index line is removed at start; an index line without its archive is dropped).
+/// without an index line is removed at start; an index line without its archive is dropped). The files are
+/// written by `writer`, off the event loop, in order: an entry's archive before the index that lists it.
 final class HistoryStore {
     struct Entry: Equatable {
         var id: UInt64
@@ -26,9 +27,12 @@ final class HistoryStore {
     private var memory: [UInt64: PasteboardContent] = [:]   // RAM-only mode
     private var nextID: UInt64 = 1
     private let log: Logger
+    private let writer: BackgroundWriter
 
-    init(directory: String?, maximumEntries: Int, maximumBytes: Int, deduplicate: Bool, log: Logger) {
+    init(directory: String?, maximumEntries: Int, maximumBytes: Int, deduplicate: Bool, log: Logger,
+         writer: BackgroundWriter) {
         self.directory = directory
+        self.writer = writer
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
         self.deduplicate = deduplicate
@@ -51,10 +55,7 @@ final class HistoryStore {
         nextID += 1
         if onDisk, let path = archivePath(entry.id) {
             let archive = ContentArchive(pasteboard: pasteboard, changeCount: 0, time: time, content: content)
-            do { try AtomicFile.write(archive.encode(), to: path) } catch {
-                log.limited(.warning, key: "history-write", "cannot write a history entry: \(error)")
-                return
-            }
+            writer.submit(.write(path: path, bytes: archive.encode(), mode: 0o600))
         } else {
             memory[entry.id] = content
         }
@@ -68,7 +69,9 @@ final class HistoryStore {
         guard entries.indices.contains(index) else { return nil }
         let id = entries[index].id
         if let content = memory[id] { return content }
-        guard let path = archivePath(id), let bytes = try? FileSystem.readFile(path, limit: 1 << 30),
+        // An entry still on its way to the disk is read from the writer's queue.
+        guard let path = archivePath(id),
+              let bytes = writer.pendingBytes(for: path) ?? (try? FileSystem.readFile(path, limit: 1 << 30)),
               let archive = try? ContentArchive.decode(bytes) else { return nil }
         return archive.content
     }
@@ -85,16 +88,12 @@ final class HistoryStore {
         for entry in entries { remove(entry) }
         entries = []
         saveIndex()
-        if let directory, let names = try? FileSystem.listDirectory(directory) {
-            for name in names where name.hasSuffix(".archive") || name.hasPrefix(".") {
-                try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
-            }
-        }
+        if let directory { writer.submit(.sweep(directory: directory, suffixes: [".archive"])) }
     }
 
     private func remove(_ entry: Entry) {
         memory[entry.id] = nil
-        if let path = archivePath(entry.id) { try? FileSystem.removeFile(path, ignoreMissing: true) }
+        if let path = archivePath(entry.id) { writer.submit(.remove(path: path)) }
     }
 
     private func trim() {
@@ -114,9 +113,7 @@ final class HistoryStore {
         for e in entries {
             text += "\(e.id)\t\(e.time)\t\(e.pasteboard.rawValue)\t\(e.size)\t\(e.digest)\t\(e.types.joined(separator: " "))\t\(e.preview)\n"
         }
-        do { try AtomicFile.write(Array(text.utf8), to: path) } catch {
-            log.limited(.warning, key: "history-index", "cannot write the history index: \(error)")
-        }
+        writer.submit(.write(path: path, bytes: Array(text.utf8), mode: 0o600))
     }
 
     private func load() {

@@ -1,0 +1,144 @@
+import Glibc
+
+/// Carries out file changes on a thread of its own, one at a time in the order they were asked for, so
+/// that an event loop never waits for a disk: `write` is `AtomicFile.write` (temporary file, fsync, rename,
+/// fsync of the directory), so a file is always whole, the old content or the new.
+///
+/// Contract:
+/// - Changes happen in submission order; a change submitted after another never lands before it.
+/// - `pendingBytes(for:)` gives the bytes of the last write to `path` still queued or in progress, so a
+///   reader on the submitting side sees its own writes before they reach the disk.
+/// - `drain()` returns once everything submitted before it is done (a clean stop).
+/// - Failures are kept, one line each (never content), for the owner to log: `takeFailures()`.
+/// - A process killed meanwhile loses the queued changes, never a file already written.
+///
+/// The thread lives as long as the process; only the queue is shared, under one mutex.
+public final class BackgroundWriter: @unchecked Sendable {
+    /// One file change.
+    public enum Change: Sendable {
+        /// `AtomicFile.write(bytes, to: path, mode: mode)`.
+        case write(path: String, bytes: [UInt8], mode: FilePermissions)
+        /// Removes `path` if it exists.
+        case remove(path: String)
+        /// Removes the files of `directory` whose name has one of `suffixes` or starts with a dot.
+        case sweep(directory: String, suffixes: [String])
+    }
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Guarded by `mutex`. The first change is the one in progress; it leaves the queue once done.
+    private var queue: [Change] = []
+    private var failures: [String] = []
+    private var started = false
+    /// False if the thread could not be started: changes are then carried out by `submit` itself.
+    private var threaded = true
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    /// Queues `change`; returns at once. The thread starts with the first change.
+    public func submit(_ change: Change) {
+        pthread_mutex_lock(mutex)
+        if !started {
+            started = true
+            threaded = startThread()
+        }
+        guard threaded else {
+            // Without a thread the change is made here, in order all the same: nothing is lost.
+            pthread_mutex_unlock(mutex)
+            if let failure = Self.perform(change) { locked { failures.append(failure) } }
+            return
+        }
+        queue.append(change)
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The bytes of the last `write` to `path` not yet finished, or nil if none is queued.
+    public func pendingBytes(for path: String) -> [UInt8]? {
+        locked {
+            for change in queue.reversed() {
+                switch change {
+                case .write(let target, let bytes, _) where target == path: return bytes
+                case .remove(let target) where target == path: return nil
+                default: continue
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Changes submitted and not yet done.
+    public var pendingCount: Int { locked { queue.count } }
+
+    /// Waits until every change submitted so far is done.
+    public func drain() {
+        pthread_mutex_lock(mutex)
+        while !queue.isEmpty { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The failures since the last call, oldest first.
+    public func takeFailures() -> [String] {
+        locked {
+            defer { failures = [] }
+            return failures
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// Starts the thread (called with the mutex held); false if it could not be started.
+    private func startThread() -> Bool {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            Unmanaged<BackgroundWriter>.fromOpaque(context!).takeUnretainedValue().run()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<BackgroundWriter>.fromOpaque(context).release()
+            failures.append("cannot start the writer thread (error \(status)): writing on the event loop")
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+
+    private func run() {
+        while true {
+            pthread_mutex_lock(mutex)
+            while queue.isEmpty { pthread_cond_wait(condition, mutex) }
+            let change = queue[0]
+            pthread_mutex_unlock(mutex)
+            let failure = Self.perform(change)
+            pthread_mutex_lock(mutex)
+            queue.removeFirst()
+            if let failure { failures.append(failure) }
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+    }
+
+    /// Carries out one change; a line saying what failed, or nil.
+    static func perform(_ change: Change) -> String? {
+        switch change {
+        case .write(let path, let bytes, let mode):
+            do { try AtomicFile.write(bytes, to: path, mode: mode) } catch { return "cannot write \(path): \(error)" }
+        case .remove(let path):
+            do { try FileSystem.removeFile(path, ignoreMissing: true) } catch { return "cannot remove \(path): \(error)" }
+        case .sweep(let directory, let suffixes):
+            guard let names = try? FileSystem.listDirectory(directory) else { return nil }
+            for name in names where name.hasPrefix(".") || suffixes.contains(where: { name.hasSuffix($0) }) {
+                try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
+            }
+        }
+        return nil
+    }
+}
