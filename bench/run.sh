@@ -208,6 +208,32 @@ for rep in $(seq 1 "$REPS"); do
   stop_owner "$OWNER_PID" "$DISPLAY_A"
 done
 
+# ---------------------------------------------------------------------------------------------------
+# 2c: the paste commands on the same 64 MiB: `pb paste` of what `pb copy` gave pasteboardd (pb takes it from
+# the daemon's socket, streamed), `xclip -o` of the same through X, and `xclip -o` of what `xclip -i` owns.
+# Wall time from spawn to exit, output to a file, sha256 checked every time.
+paste_cmd() { # name display command... (stdout to a file; time in µs to $res/pastecmd.NAME.REP.us)
+  local name=$1 display=$2 out="$work/pastecmd.out" t0 got
+  shift 2
+  t0=$(date +%s%N)
+  DISPLAY=$display timeout 120 "$@" >"$out" 2>>"$work/pastecmd.err" || { echo "failed" >"$res/pastecmd.$name.$rep.verify"; return 0; }
+  echo $(( ($(date +%s%N) - t0) / 1000 )) >"$res/pastecmd.$name.$rep.us"
+  got=$(sha256sum <"$out" | cut -d' ' -f1)
+  if [ "$got" = "$sha_bin" ]; then echo ok; else echo "sha256 mismatch"; fi >"$res/pastecmd.$name.$rep.verify"
+  rm -f "$out"
+}
+for rep in $(seq 1 "$REPS"); do
+  note "paste commands, repetition $rep/$REPS"
+  start_pasteboardd "$DISPLAY_A"
+  pb_ copy -t "application/octet-stream=$binfile"
+  paste_cmd pb "$DISPLAY_A" env "${PBD_ENV[@]}" "$bin/pb" paste -t application/octet-stream
+  paste_cmd xclip-from-pasteboardd "$DISPLAY_A" xclip -o -selection clipboard -t application/octet-stream
+  stop_owner "$PBD_PID" "$DISPLAY_A"
+  start_owner "$DISPLAY_A" "$binfile" xclip -i -quiet -selection clipboard -t application/octet-stream
+  paste_cmd xclip "$DISPLAY_A" xclip -o -selection clipboard -t application/octet-stream
+  stop_owner "$OWNER_PID" "$DISPLAY_A"
+done
+
 rm -f "$binfile" "$textfile"
 
 # ---------------------------------------------------------------------------------------------------
@@ -606,6 +632,33 @@ if mem:
       f"VmHWM {med([int(m[1]) for m in mem]) / 1024:.1f} MiB.")
 p("")
 
+# 2c. The paste commands
+pc = {}
+for name in ("pb", "xclip-from-pasteboardd", "xclip"):
+    us = [int(text(f"pastecmd.{name}.{r}.us", "0")) or None for r in range(1, reps + 1)]
+    ver = [text(f"pastecmd.{name}.{r}.verify", "missing") for r in range(1, reps + 1)]
+    pc[name] = (med(us), ver)
+p(f"## 2c. {mib} MiB through the paste commands")
+p("")
+p(f"The same {mib} MiB of random bytes as in 2, pasted by the command a user types, output to a file, wall time "
+  f"from spawn to exit, median of {reps}; every output's sha256 checked. `pb paste` takes content pasteboardd holds "
+  "from the daemon's socket, streamed (no X transfer); `xclip -o` asks through X.")
+p("")
+p("| command | owner | ms | MiB/s | verified | vs xclip -o from xclip -i |")
+p("|---|---|---|---|---|---|")
+base = pc["xclip"][0]
+for name, cmd, owner in (("pb", "pb paste -t application/octet-stream", "pasteboardd (pb copy)"),
+                         ("xclip-from-pasteboardd", "xclip -o -t application/octet-stream", "pasteboardd (pb copy)"),
+                         ("xclip", "xclip -o -t application/octet-stream", "xclip -i")):
+    us, ver = pc[name]
+    vtext = "ok" if all(v == "ok" for v in ver) else "; ".join(sorted(set(ver)))
+    if us is None:
+        p(f"| `{cmd}` | {owner} | n/a | n/a | {vtext} | n/a |")
+        continue
+    p(f"| `{cmd}` | {owner} | {us / 1000:,.0f} | {mib / (us / 1e6):,.0f} | {vtext} | "
+      f"{ratio(us, base, True) if base else 'n/a'} |")
+p("")
+
 # 2b. The large paste
 huge = int(os.environ["HUGE_MIB"])
 hb = {}
@@ -895,6 +948,9 @@ row("small-paste round trip", pm, "xclip", xm, True, "µs", WHY["rt"], lambda v:
 row("small-paste round trip", pm, "xsel", rt("xsel", "median_us"), True, "µs", WHY["rt"], lambda v: f"{v:,.0f}")
 pbm, xcm = (pb_bin or {}).get("mibs"), (xc_bin or {}).get("mibs")
 row(f"{mib} MiB paste (aim: 2× xclip)", pbm, "xclip", xcm, False, "MiB/s", WHY["bulk"] + "; 2× is not reachable through X", lambda v: f"{v:,.0f}")
+pcu, pcx = pc["pb"][0], pc["xclip"][0]
+row(f"{mib} MiB through `pb paste` (from the daemon)", pcu and mib / (pcu / 1e6), "xclip -o from xclip -i",
+    pcx and mib / (pcx / 1e6), False, "MiB/s", "", lambda v: f"{v:,.0f}")
 if huge > 0:
     row(f"{huge} MiB paste", (hb.get("pasteboardd") or {}).get("mibs"), "xclip", (hb.get("xclip") or {}).get("mibs"),
         False, "MiB/s", WHY["bulk"], lambda v: f"{v:,.0f}")
