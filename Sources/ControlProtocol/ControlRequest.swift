@@ -38,8 +38,8 @@ public enum ControlRequest: Hashable, Sendable {
     /// A pasteboard's content. Answer: `items`.
     case items(pasteboard: String)
     /// The first of `types` the daemon serves for a pasteboard it holds, with the bytes an X requestor
-    /// asking for that target would get, except that every text type comes back as UTF-8 (what
-    /// `pb paste` writes). `display` is the client's `$DISPLAY`: a daemon on another X server does not
+    /// asking for that target would get, except that a text type's value comes back turned into UTF-8
+    /// (what `pb paste` writes). `display` is the client's `$DISPLAY`: a daemon on another X server does not
     /// answer. Answer: `items` with one item of one representation, the type that answered; `notFound`
     /// when the daemon does not own the pasteboard on that display or offers none of `types`.
     case read(pasteboard: String, types: [String], display: String)

@@ -154,8 +154,8 @@ final class SelectionService {
     }
 
     /// What an X requestor asking for the first of `types` that `name` offers would get, without the X
-    /// transfer: for a client of the control socket (`pb paste`). Every text type answers with the UTF-8
-    /// text. Nil when the daemon does not own `name` — confirmed with the server (one round trip), so a
+    /// transfer: for a client of the control socket (`pb paste`). A text type's value is then turned into
+    /// UTF-8 as `pb paste` does with what X gives (STRING's `?` for what Latin-1 lacks stays `?`). Nil when the daemon does not own `name` — confirmed with the server (one round trip), so a
     /// copy another client made a moment ago is never answered with the content it replaced — or when
     /// none of `types` is offered or can be produced. Counts as a paste for paste-once content.
     func read(_ name: PasteboardName, types: [String]) -> (type: String, bytes: [UInt8])? {
@@ -164,9 +164,12 @@ final class SelectionService {
         let failuresBefore = served.failures.count
         defer { logFailures(of: served, since: failuresBefore, on: name) }
         for type in types {
-            let target = PasteboardType(type).isText ? x.atoms.utf8String : x.intern(type)
-            guard let value = served.value(for: target, textTargets: textTargets, compoundText: x.compoundText(fromUTF8:)),
-                  let bytes = value.bytes else { continue }
+            guard let value = served.value(for: x.intern(type), textTargets: textTargets,
+                                           compoundText: x.compoundText(fromUTF8:)) else { continue }
+            let bytes = PasteboardType(type).isText
+                ? textTargets.utf8(from: value, decodeCompoundText: x.utf8(fromCompoundText:))
+                : value.bytes
+            guard let bytes else { continue }
             notePaste(on: selection)
             return (type, bytes)
         }
