@@ -323,11 +323,13 @@ public final class Daemon {
                 server?.send(Self.response(result, .general), to: client)
             }
         case .historyDelete(let index):
-            if manager.history.delete(at: Int(index)) { server.send(.ok, to: client) } else {
+            // Answered once the entry's file is gone from the disk too, as a user deleting it expects.
+            if manager.history.delete(at: Int(index)) { manager.finishWrites(); server.send(.ok, to: client) } else {
                 server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
             }
         case .historyClear:
             manager.history.clear()
+            manager.finishWrites()
             log.info("history cleared")
             server.send(.ok, to: client)
         case .pause:

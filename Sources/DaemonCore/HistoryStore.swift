@@ -141,16 +141,28 @@ final class HistoryStore {
         }
     }
 
-    /// FNV-1a over every type and byte, for de-duplication.
+    /// A 64-bit digest of every type and byte, for de-duplication: FNV-1a's prime over 8-byte words (a
+    /// byte at a time cost a 10 MiB copy 20 ms), the tail and each length mixed in so that moving bytes
+    /// between representations changes it. Not cryptographic: two different contents share a digest with a
+    /// chance of about 2^-64, and the newer would then not be recorded as a new entry.
     static func digest(of content: PasteboardContent) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        func mix(_ word: UInt64) {
+            hash = (hash ^ word) &* 0x100_0000_01b3
+            hash ^= hash >> 32
+        }
+        func mix(_ bytes: UnsafeRawBufferPointer) {
+            let words = bytes.count / 8
+            for index in 0..<words { mix(bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+            var tail: UInt64 = 0
+            for byte in bytes[(words * 8)...].reversed() { tail = tail << 8 | UInt64(byte) }
+            mix(tail)
+            mix(UInt64(bytes.count))
+        }
         for item in content.items {
             for (type, data) in item.representations {
-                for b in type.rawValue.utf8 { mix(b) }
-                mix(0)
-                for b in data { mix(b) }
-                mix(0xFF)
+                Array(type.rawValue.utf8).withUnsafeBytes { mix($0) }
+                data.withUnsafeBytes { mix($0) }
             }
         }
         return hash

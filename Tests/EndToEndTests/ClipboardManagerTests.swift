@@ -192,6 +192,24 @@ final class ClipboardManagerTests: DesktopTestCase {
         XCTAssertEqual(try run(desktop.pb, ["history", "show", "0"]).status, 2)
     }
 
+    func testARepeatedCopyIsOneHistoryEntry() throws {
+        try pb("history", "clear")
+        let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let file = desktop.home + "/dedup.bin"
+        try Data(big).write(to: URL(fileURLWithPath: file))
+        try pb("copy", "-t", "application/x-dedup=\(file)")
+        try pb("copy", "-t", "application/x-dedup=\(file)")
+        XCTAssertEqual(try pb("history").text.split(separator: "\n").count, 1, "the same copy twice is one entry")
+        var changed = big
+        changed[big.count - 1] ^= 1
+        try Data(changed).write(to: URL(fileURLWithPath: file))
+        try pb("copy", "-t", "application/x-dedup=\(file)")
+        XCTAssertEqual(try pb("history").text.split(separator: "\n").count, 2, "one byte at the end makes it another")
+        try pb("copy", "-t", "application/x-other=\(file)")
+        XCTAssertEqual(try pb("history").text.split(separator: "\n").count, 3, "the same bytes under another type too")
+        XCTAssertEqual(try pb("history", "show", "1", "-t", "application/x-dedup").stdout, changed)
+    }
+
     func testPauseStopsRecording() throws {
         try pb("pause")
         defer { _ = try? pb("resume") }
