@@ -7,9 +7,14 @@ typealias ClientID = UInt64
 /// The control socket: accepts same-uid clients (checked with SO_PEERCRED), reads framed requests
 /// without blocking, and writes responses as the socket accepts them.
 ///
-/// Limits: at most `maximumClients` connections; a frame larger than `maximumFrameLength` or a
-/// malformed one closes that client after an error response; a client that sends part of a frame and
-/// then nothing for `idleTimeout` is closed (slow-loris), while idle clients between frames are kept.
+/// Limits: at most `maximumClients` connections (more are accepted, answered `unavailable` and closed at
+/// once, so they never wait in the backlog); a frame larger than `maximumFrameLength` closes that client after an error
+/// response, a malformed body is answered with an error; a client whose frame is still incomplete
+/// `idleTimeout` after its first byte arrived is closed (slow-loris, trickling included), while idle
+/// clients between frames are kept. Requests are answered strictly in order, one at a time: a client's
+/// next request is taken only once the previous one is answered (some answers wait for the X server) and
+/// that answer is written (backpressure), so a client that does not read costs at most one answer.
+/// When `accept` fails for want of descriptors, accepting pauses for `acceptPause` instead of spinning.
 final class ControlServer {
     final class Client {
         let id: ClientID
@@ -22,6 +27,8 @@ final class ControlServer {
         var outputOffset = 0
         var greeted = false
         var closeWhenFlushed = false
+        /// A request was handed out by `nextRequest` and not answered yet.
+        var answering = false
         /// Set while a partial frame is buffered.
         var partialSince: MonotonicInstant?
         var watched: Set<String>? = nil
@@ -42,6 +49,11 @@ final class ControlServer {
     private let idleTimeout: Duration
     private(set) var clients: [ClientID: Client] = [:]
     private var nextID: ClientID = 1
+    /// Clients answered since the daemon last asked, that may have requests waiting in their decoder.
+    private var answered: Set<ClientID> = []
+    /// Until when the listener is left alone after `accept` ran out of descriptors.
+    private var acceptPausedUntil: MonotonicInstant?
+    static let acceptPause: Duration = .milliseconds(250)
 
     init(path: String, userID: UInt32, log: Logger, maximumFrameLength: Int, maximumClients: Int = 2048,
          idleTimeout: Duration = .seconds(30)) throws {
@@ -59,21 +71,31 @@ final class ControlServer {
         try? listener.close()
     }
 
-    /// The descriptors to poll: the listener, then each client (writable too while output is pending).
-    func pollRequests() -> [(PollRequest, ClientID?)] {
-        var result: [(PollRequest, ClientID?)] = [(PollRequest(listener.fileDescriptor, .readable), nil)]
+    /// The descriptors to poll: the listener (unless accepting is paused), then each client: writable
+    /// (only) while an answer is being written, nothing while a request is being answered, readable
+    /// otherwise (hang-ups and errors are reported whatever is asked).
+    func pollRequests(now: MonotonicInstant) -> [(PollRequest, ClientID?)] {
+        var result: [(PollRequest, ClientID?)] = []
+        if let until = acceptPausedUntil, now < until {} else {
+            acceptPausedUntil = nil
+            result.append((PollRequest(listener.fileDescriptor, .readable), nil))
+        }
         for client in clients.values {
-            result.append((PollRequest(client.fd, client.hasOutput ? [.readable, .writable] : .readable), client.id))
+            let events: PollEvents = client.hasOutput ? .writable : client.answering ? [] : .readable
+            result.append((PollRequest(client.fd, events), client.id))
         }
         return result
     }
 
-    /// Accepts every waiting connection, refusing other users and connections past the cap.
-    func acceptPending() {
+    /// Accepts every waiting connection, refusing other users and connections past the cap. When
+    /// `accept` fails (out of descriptors: the connection stays in the backlog and the listener stays
+    /// readable), accepting pauses for `acceptPause` rather than spinning on it; logged rate-limited.
+    func acceptPending(now: MonotonicInstant) {
         while true {
             let accepted: FileDescriptor?
             do { accepted = try listener.accept() } catch {
-                log.limited(.warning, key: "accept", "accept failed: \(error)")
+                log.limited(.warning, key: "accept", "cannot accept control connections (\(clients.count) connected): \(error)")
+                acceptPausedUntil = now + Self.acceptPause
                 return
             }
             guard let fd = accepted else { return }
@@ -84,6 +106,10 @@ final class ControlServer {
             }
             guard clients.count < maximumClients else {
                 log.limited(.warning, key: "client-cap", "refused a control connection: \(maximumClients) clients connected")
+                // Say why before closing (one small write into an empty socket buffer: it never blocks), so
+                // that pb prints this rather than a bare "connection reset".
+                _ = try? fd.writeSome(ControlResponse.error(code: .unavailable,
+                    message: "pasteboardd already has \(maximumClients) clients connected; try again later").encode())
                 try? fd.close()
                 continue
             }
@@ -93,37 +119,46 @@ final class ControlServer {
         }
     }
 
-    /// Reads what `id` sent and returns the complete requests in order. A client that closed, sent a
-    /// malformed frame or broke the protocol is answered (if possible) and closed.
-    func readRequests(from id: ClientID, now: MonotonicInstant) -> [ControlRequest] {
-        guard let client = clients[id] else { return [] }
-        var requests: [ControlRequest] = []
+    /// Reads what `id` sent into its frame decoder. A client that closed is dropped, or closed once its
+    /// pending answer is written.
+    func receive(from id: ClientID, now: MonotonicInstant) {
+        guard let client = clients[id] else { return }
         reading: for _ in 0..<64 {   // bounded, so one fast client cannot starve the loop
             let result: FileDescriptor.ReadResult
             do { result = try client.fd.readAvailable(max: 1 << 20) } catch {
                 drop(id)
-                return requests
+                return
             }
             switch result {
             case .wouldBlock: break reading
             case .endOfFile:
-                if client.hasOutput || !requests.isEmpty { client.closeWhenFlushed = true } else { drop(id) }
-                break reading
+                if client.hasOutput { client.closeWhenFlushed = true } else { drop(id) }
+                return
             case .data(let bytes):
                 client.decoder.append(bytes)
             }
         }
-        while !client.closeWhenFlushed {
+        client.partialSince = client.decoder.hasPartialFrame ? (client.partialSince ?? now) : nil
+    }
+
+    /// The next complete request of `id`, in order; nil when none is complete, when the client is
+    /// closing, while its previous request is not answered yet, or while an answer is still being
+    /// written (the rest wait in the decoder; `takeAnsweredClients` says when to ask again). Every
+    /// request returned must be answered with `send`. Malformed requests are answered here and
+    /// skipped; a broken stream or a first request that is not hello is answered and the client closed.
+    func nextRequest(from id: ClientID) -> ControlRequest? {
+        guard let client = clients[id] else { return nil }
+        while !client.closeWhenFlushed && !client.hasOutput && !client.answering {
             let body: [UInt8]
             do {
-                guard let frame = try client.decoder.nextFrame() else { break }
+                guard let frame = try client.decoder.nextFrame() else { return nil }
                 body = frame
             } catch {
                 // The stream itself is broken (a frame over the cap): answer and close.
                 log.limited(.info, key: "bad-frame", "closing a control client: \(error)")
                 client.closeWhenFlushed = true
                 send(.error(code: .tooLarge, message: "\(error)"), to: id)
-                break
+                return nil
             }
             let request: ControlRequest
             do { request = try ControlRequest.decode(body: body) } catch {
@@ -135,17 +170,22 @@ final class ControlServer {
             if case .hello = request { client.greeted = true } else if !client.greeted {
                 client.closeWhenFlushed = true
                 send(.error(code: .badRequest, message: "the first request must be hello"), to: id)
-                break
+                return nil
             }
-            requests.append(request)
+            client.answering = true
+            return request
         }
-        client.partialSince = client.decoder.hasPartialFrame ? (client.partialSince ?? now) : nil
-        return requests
+        return nil
     }
 
-    /// Queues a response for `id` (dropped if the client is gone).
+    /// Queues a response for `id` (dropped if the client is gone). Anything but a `changed` event
+    /// answers the client's current request.
     func send(_ response: ControlResponse, to id: ClientID) {
         guard let client = clients[id] else { return }
+        if case .changed = response {} else {
+            client.answering = false
+            if client.decoder.bufferedByteCount > 0 { answered.insert(id) }
+        }
         for segment in response.encodeSegments() {
             if segment.count < WireWriter.sharingThreshold, let last = client.output.indices.last,
                client.output[last].count < WireWriter.sharingThreshold {
@@ -176,6 +216,19 @@ final class ControlServer {
         if client.closeWhenFlushed { drop(id) }
     }
 
+    /// Clients answered since the last call that have bytes waiting: ask `nextRequest` for each.
+    func takeAnsweredClients() -> Set<ClientID> {
+        defer { answered = [] }
+        return answered
+    }
+
+    var hasAnsweredClients: Bool { !answered.isEmpty }
+
+    /// Closes `id` once its next answer is written (a hello the daemon cannot speak).
+    func closeAfterAnswer(_ id: ClientID) {
+        clients[id]?.closeWhenFlushed = true
+    }
+
     func drop(_ id: ClientID) {
         guard let client = clients.removeValue(forKey: id) else { return }
         try? client.fd.close()
@@ -192,6 +245,6 @@ final class ControlServer {
     }
 
     var nextDeadline: MonotonicInstant? {
-        clients.values.compactMap { $0.partialSince.map { $0 + idleTimeout } }.min()
+        (clients.values.compactMap { $0.partialSince.map { $0 + idleTimeout } } + [acceptPausedUntil].compactMap { $0 }).min()
     }
 }

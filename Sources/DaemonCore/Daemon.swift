@@ -75,7 +75,8 @@ public final class Daemon {
         do {
             _ = try directories.createRuntime()
             server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
-                                       maximumFrameLength: options.maximumRequestBytes)
+                                       maximumFrameLength: options.maximumRequestBytes,
+                                       maximumClients: controlClientCap())
         } catch {
             log.error("cannot listen on \(directories.controlSocket): \(error)")
             return 1
@@ -140,6 +141,7 @@ public final class Daemon {
                 handled += 1
             }
             service.handle(errors: x.takeErrors())
+            serveWaitingRequests()
             x.flush()
             if x.isConnectionLost {
                 log.error("lost the connection to the X server")
@@ -154,11 +156,12 @@ public final class Daemon {
                 watchdogDue = notifier.watchdogInterval.map { now + $0 / 2 }
             }
             let deadline = [service.nextDeadline, server.nextDeadline, manager.nextDeadline, watchdogDue].compactMap { $0 }.min()
-            // XPending also sends what timers queued (a takeover). With X events still waiting, look at
-            // the sockets without blocking and come back to them at once.
-            let xBusy = x.pendingEvents() > 0
+            // XPending also sends what timers queued (a takeover). With X events still waiting, or clients
+            // answered with requests waiting behind the answer, look at the sockets without blocking and
+            // come back to them at once.
+            let xBusy = x.pendingEvents() > 0 || server.hasAnsweredClients
 
-            let clientPolls = server.pollRequests()
+            let clientPolls = server.pollRequests(now: clock.now())
             let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable)]
                 + clientPolls.map(\.0)
             let ready: [PollEvents]
@@ -171,15 +174,23 @@ public final class Daemon {
             if !ready[1].isEmpty { handleSignals() }
             for (index, (_, client)) in clientPolls.enumerated() where !ready[index + 2].isEmpty {
                 let events = ready[index + 2]
-                guard let client else { server.acceptPending(); continue }
+                guard let client else { server.acceptPending(now: clock.now()); continue }
                 if events.contains(.writable) { server.flush(client) }
                 if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
-                    let now = clock.now()
-                    for request in server.readRequests(from: client, now: now) { dispatch(request, from: client) }
+                    server.receive(from: client, now: clock.now())
                 }
+                // Requests already received wait while an answer is pending; the writable event resumes them.
+                while let request = server.nextRequest(from: client) { dispatch(request, from: client) }
             }
         }
         return 0
+    }
+
+    /// Serves requests that clients sent while an earlier one was being answered, now that it is.
+    private func serveWaitingRequests() {
+        for client in server.takeAnsweredClients() {
+            while let request = server.nextRequest(from: client) { dispatch(request, from: client) }
+        }
     }
 
     private func handleSignals() {
@@ -202,6 +213,7 @@ public final class Daemon {
         switch request {
         case .hello(let version, _):
             guard version == ControlProtocolVersion.current else {
+                server.closeAfterAnswer(client)   // docs/protocol.md: answered, then closed
                 server.send(.error(code: .badRequest, message: "protocol version \(version) is not supported (this daemon speaks \(ControlProtocolVersion.current))"), to: client)
                 return
             }
@@ -419,6 +431,17 @@ public final class Daemon {
         let removed = [directory, directory + "/pasteboards.d", directory + "/history"]
             .reduce(0) { $0 + AtomicFile.removeAbandonedTemporaryFiles(in: $1) }
         if removed > 0 { log.info("removed \(removed) unfinished save(s) left by a pasteboardd that was killed") }
+    }
+
+    /// How many control clients may be connected at once: 2048, or fewer when the descriptor limit leaves
+    /// less beside 64 kept for the X connection, the listener, signals and the files being saved. The soft
+    /// limit is first raised to the hard one (systemd gives services 1024 soft, far more hard; nothing here
+    /// uses select(2)), so one stuck client per descriptor cannot starve the daemon of descriptors.
+    private func controlClientCap() -> Int {
+        let limit = (try? OpenFileLimit.raiseToHardLimit()) ?? nil
+        let cap = limit.map { max(1, min(2048, $0 - 64)) } ?? 2048
+        if cap < 2048 { log.info("the descriptor limit is \(limit ?? 0): at most \(cap) control clients at once") }
+        return cap
     }
 
     private var persistentNamesPath: String? { stateDirectory.map { $0 + "/pasteboards" } }

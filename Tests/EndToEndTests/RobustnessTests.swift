@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import XCTest
 
@@ -18,6 +19,26 @@ final class RobustnessTests: DesktopTestCase {
         let reply = try requestor("roundtrips", "1500")
         XCTAssertEqual(reply["missed"] as? Int, 0, "every request got its SelectionNotify within 2 s")
         XCTAssertEqual(reply["wrong"] as? Int, 0)
+    }
+
+    func testAClientThatNeverReadsHoldsOneAnswerAndStallsNobody() throws {
+        let big = [UInt8](repeating: UInt8(ascii: "b"), count: 8 << 20)
+        try pb("copy", input: big)
+        try waitUntil(10, "the copy is in the history") { try pb("history", "show", "0").stdout.count == big.count }
+        // hello, then 40 historyItem(0) requests in one write (docs/protocol.md), and never a read: each
+        // answer is read from disk afresh, so each pending one would cost its own 8 MiB.
+        func frame(_ body: [UInt8]) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: body.count >> (8 * $0)) } + body }
+        var bytes = frame([1, 0x01, 0x00, 1, 1, 0, 0, 0, UInt8(ascii: "t")])
+        for _ in 0..<40 { bytes += frame([1, 0x0B, 0x00, 0, 0, 0, 0]) }
+        let fd = try UnixSocket.connect(path: desktop.home + "/runtime/pasteboard/control.sock")
+        defer { try? fd.close() }
+        try fd.writeAll(bytes)
+        let started = Date()
+        XCTAssertEqual(try pb("paste").stdout.count, big.count, "another client is served meanwhile")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        let status = try String(contentsOfFile: "/proc/\(desktop.daemon!.processIdentifier)/status", encoding: .utf8)
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        XCTAssertLessThan(rss, 150 << 10, "one unread 8 MiB answer is kept (KiB), not 40")
     }
 
     func testCopyReturnsAtOnceHoldingNoPipeOpen() throws {

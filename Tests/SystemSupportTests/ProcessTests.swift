@@ -1,3 +1,4 @@
+import Glibc
 import SystemSupport
 import XCTest
 
@@ -91,5 +92,22 @@ final class EnvironmentTests: XCTestCase {
         XCTAssertFalse(Journal.stderrIsJournal(environment: ["JOURNAL_STREAM": "\(status.device):\(status.inode &+ 1)"]))
         XCTAssertFalse(Journal.stderrIsJournal(environment: ["JOURNAL_STREAM": "garbage"]))
         XCTAssertFalse(Journal.stderrIsJournal(environment: [:]))
+    }
+}
+
+final class OpenFileLimitTests: XCTestCase {
+    func testTheSoftLimitIsRaisedToTheHardLimit() throws {
+        let (_, hard) = try OpenFileLimit.current()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var saved = rlimit()
+        XCTAssertEqual(getrlimit(resource, &saved), 0)
+        defer { _ = setrlimit(resource, &saved) }
+        // As systemd starts a service: a soft limit far below the hard one.
+        var lowered = rlimit(rlim_cur: 256, rlim_max: saved.rlim_max)
+        XCTAssertEqual(setrlimit(resource, &lowered), 0)
+        XCTAssertEqual(try OpenFileLimit.current().soft, 256)
+        XCTAssertEqual(try OpenFileLimit.raiseToHardLimit(), hard)
+        XCTAssertEqual(try OpenFileLimit.current().soft, hard)
+        XCTAssertEqual(try OpenFileLimit.raiseToHardLimit(), hard, "raising again changes nothing")
     }
 }
