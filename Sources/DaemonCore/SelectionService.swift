@@ -127,7 +127,7 @@ final class SelectionService {
         guard boards[selection] == nil else { return }
         let countProperty = x.intern("_PASTEBOARD_CHANGE_COUNT_" + name.rawValue)
         // The root property, when the server kept it, is exact: every count reached the server before anyone
-        // was told it (`publish` flushes). Without it (a new server) the saved count is used: exact after a
+        // was told it (`publish` waits for the server). Without it (a new server) the saved count is used: exact after a
         // clean stop, a little ahead after a crash (CountStore's lease), never behind.
         var counter = ChangeCounter(count: persistedCount)
         let published = x.getProperty(x.root, countProperty, delete: false, maximumBytes: 8)
@@ -196,8 +196,9 @@ final class SelectionService {
         record(.housekeeping)
         x.changeProperty(x.root, board.countProperty,
                          PropertyValue(type: x.atoms.cardinal, longs: [UInt32(truncatingIfNeeded: board.counter.count)]))
-        // On its way to the server before any client hears of the count: a crash after that cannot lose it.
-        x.flush()
+        // Done by the server before any client hears of the count (one round trip): a crash after that
+        // cannot lose it, and a client told the count (pb copy) that reads the property (pb count) sees it.
+        x.sync()
     }
 
     // MARK: - Changing ownership
