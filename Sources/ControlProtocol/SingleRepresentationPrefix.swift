@@ -26,50 +26,32 @@ public struct SingleRepresentationPrefix: Hashable, Sendable {
         case prefix(SingleRepresentationPrefix)
     }
 
-    /// Parses the prefix at the start of `bytes`; `maximumFrameLength` as the frame decoder's.
-    /// A frame that claims this shape but whose lengths do not add up is `otherFrame`, for the ordinary
-    /// decoder to reject with its precise error.
+    /// The longest prefix: header, version, kind, the two counts, a type of the longest name, data length.
+    static let longestPrefix = FrameEncoder.headerLength + 3 + 4 + 4 + 4 + ControlLimits.maximumTypeNameLength + 4
+
+    /// Parses the prefix at the start of `bytes`; `maximumFrameLength` as the frame decoder's. Fields are
+    /// read with `WireReader`, so the type name obeys the same rules as in any message; running out of
+    /// bytes is `needMore`. A frame that claims this shape but whose lengths do not add up is `otherFrame`,
+    /// for the ordinary decoder to reject with its precise error.
     public static func parse(_ bytes: ArraySlice<UInt8>,
                              maximumFrameLength: Int = ControlLimits.defaultMaximumFrameLength) -> Parse {
-        var reader = Reader(bytes: bytes)
-        guard let bodyLength = reader.u32() else { return .needMore }
-        guard Int(bodyLength) <= maximumFrameLength else { return .otherFrame }
-        guard let version = reader.u8(), let kind = reader.u16() else { return .needMore }
-        guard version == ControlProtocolVersion.current, kind == ControlResponse.Kind.items.rawValue else { return .otherFrame }
-        guard let items = reader.u32() else { return .needMore }
-        guard items == 1 else { return .otherFrame }
-        guard let representations = reader.u32() else { return .needMore }
-        guard representations == 1 else { return .otherFrame }
-        guard let typeLength = reader.u32() else { return .needMore }
-        guard typeLength >= 1, typeLength <= ControlLimits.maximumTypeNameLength else { return .otherFrame }
-        guard let typeBytes = reader.take(Int(typeLength)) else { return .needMore }
-        guard !typeBytes.contains(0), let type = String(validating: typeBytes, as: UTF8.self) else { return .otherFrame }
-        guard let dataLength = reader.u32() else { return .needMore }
-        let prefixLength = reader.offset
-        guard Int(bodyLength) == prefixLength - FrameEncoder.headerLength + Int(dataLength) else { return .otherFrame }
-        return .prefix(SingleRepresentationPrefix(type: type, prefixLength: prefixLength, dataLength: Int(dataLength)))
-    }
-
-    /// Little-endian fields from the front of a slice; nil when the slice ends first.
-    private struct Reader {
-        let bytes: ArraySlice<UInt8>
-        var offset = 0
-
-        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard bytes.count - offset >= count else { return nil }
-            let start = bytes.startIndex + offset
-            offset += count
-            return bytes[start..<start + count]
+        var reader = WireReader(Array(bytes.prefix(longestPrefix)))
+        do {
+            let bodyLength = Int(try reader.u32("length"))
+            guard bodyLength <= maximumFrameLength,
+                  try reader.u8("version") == ControlProtocolVersion.current,
+                  try reader.u16("kind") == ControlResponse.Kind.items.rawValue,
+                  try reader.u32("items") == 1,
+                  try reader.u32("representations") == 1 else { return .otherFrame }
+            let type = try reader.typeName("type")
+            let dataLength = Int(try reader.u32("data length"))
+            let prefixLength = reader.offset
+            guard bodyLength == prefixLength - FrameEncoder.headerLength + dataLength else { return .otherFrame }
+            return .prefix(SingleRepresentationPrefix(type: type, prefixLength: prefixLength, dataLength: dataLength))
+        } catch ControlProtocolError.truncated {
+            return .needMore
+        } catch {
+            return .otherFrame
         }
-
-        mutating func u8() -> UInt8? { take(1)?.first }
-        mutating func u16() -> UInt16? { take(2).map { UInt16(littleEndian: $0) } }
-        mutating func u32() -> UInt32? { take(4).map { UInt32(littleEndian: $0) } }
-    }
-}
-
-private extension FixedWidthInteger {
-    init(littleEndian bytes: ArraySlice<UInt8>) {
-        self = bytes.reversed().reduce(0) { $0 << 8 | Self($1) }
     }
 }
