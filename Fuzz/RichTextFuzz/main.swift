@@ -9,7 +9,7 @@ enum FuzzTarget: String {
     case rtf, html, rtfd
 }
 
-nonisolated(unsafe) let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["RICHTEXT_FUZZ_TARGET"] ?? "rtf") ?? .rtf
+let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["RICHTEXT_FUZZ_TARGET"] ?? "rtf") ?? .rtf
 
 
 func fuzzOneInput(_ input: [UInt8]) {

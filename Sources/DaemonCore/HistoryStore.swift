@@ -26,17 +26,15 @@ final class HistoryStore {
     private(set) var entries: [Entry] = []   // newest first
     private var memory: [UInt64: PasteboardContent] = [:]   // RAM-only mode
     private var nextID: UInt64 = 1
-    private let log: Logger
     private let writer: BackgroundWriter
 
-    init(directory: String?, maximumEntries: Int, maximumBytes: Int, deduplicate: Bool, log: Logger,
-         writer: BackgroundWriter) {
+    /// Failures to write are reported by `writer` (its owner logs them).
+    init(directory: String?, maximumEntries: Int, maximumBytes: Int, deduplicate: Bool, writer: BackgroundWriter) {
         self.directory = directory
         self.writer = writer
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
         self.deduplicate = deduplicate
-        self.log = log
         load()
     }
 

@@ -20,6 +20,14 @@ extension Signals {
     static func ignoreBrokenPipe() { try? ignore(.pipe) }
 }
 
+/// `bytes` without one trailing newline (LF or CRLF), as `-n` asks.
+func trimmingOneNewline(_ bytes: [UInt8]) -> [UInt8] {
+    if bytes.last == 0x0A {
+        return Array(bytes.dropLast(bytes.count >= 2 && bytes[bytes.count - 2] == 0x0D ? 2 : 1))
+    }
+    return bytes
+}
+
 /// Standard output for data that arrives in pieces. With `trimmingNewline`, the last two bytes are held
 /// back until `finish()`, so that one trailing newline (LF or CRLF) is left out as `pb paste -n` does
 /// for a whole value. After a failed write, `error` says why and nothing more is written.
@@ -55,8 +63,7 @@ struct StreamingOutput {
     mutating func finish() -> Bool {
         guard error == nil else { return false }
         guard trimmingNewline else { return true }
-        if held.last == 0x0A { held.removeLast(held.count >= 2 && held[held.count - 2] == 0x0D ? 2 : 1) }
-        do { try Output.write(held) } catch { self.error = "\(error)" }
+        do { try Output.write(trimmingOneNewline(held)) } catch { self.error = "\(error)" }
         held = []
         return error == nil
     }

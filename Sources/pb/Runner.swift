@@ -142,13 +142,6 @@ struct Runner {
         Output.line(String(count.rawValue))
         return .success
     }
-
-    func trimmingOneNewline(_ bytes: [UInt8]) -> [UInt8] {
-        if bytes.last == 0x0A {
-            return Array(bytes.dropLast(bytes.count >= 2 && bytes[bytes.count - 2] == 0x0D ? 2 : 1))
-        }
-        return bytes
-    }
 }
 
 // MARK: - Through the daemon
