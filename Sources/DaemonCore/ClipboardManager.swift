@@ -70,7 +70,7 @@ final class ClipboardManager {
                                   ownerTimeout: .milliseconds(configuration.ownerTimeoutMs))
         history = HistoryStore(directory: self.stateDirectory.map { $0 + "/history" },
                                maximumEntries: configuration.historyLength, maximumBytes: configuration.historyMaxBytes,
-                               deduplicate: configuration.historyDeduplicate, log: log, writer: writer)
+                               deduplicate: configuration.historyDeduplicate, writer: writer)
     }
 
     /// Writes and removes the kept content and history files off the event loop, in order.
@@ -248,7 +248,10 @@ final class ClipboardManager {
         takeoverWanted.remove(name)
         snapshotter.abandon(x.intern(name.rawValue))
         if name == .general || persistent.contains(name), let path = archivePath(for: name) {
+            // Gone from the disk before anything else happens: a crash right after a clear must not bring
+            // the content back (the only removal that waits for the writer thread).
             writer.submit(.remove(path: path))
+            finishWrites()
         }
     }
 

@@ -103,6 +103,11 @@ final class ServiceTests: DesktopTestCase {
         try pb("pasteboard", "create", "_PB_TEST_KEPT", "--persistent")
         try pb("copy", "-P", "_PB_TEST_KEPT", input: Array("kept across restarts".utf8))
         let kept = try count("-P", "_PB_TEST_KEPT")
+        // Kept content is written a moment after the copy (the daemon's writer thread): kill once it is on disk.
+        let archive = desktop.home + "/state/pasteboard/pasteboards.d/" + "_PB_TEST_KEPT".utf8.map { String($0, radix: 16) }.joined() + ".archive"
+        try waitUntil(10, "the named pasteboard is saved") {
+            (try? Data(contentsOf: URL(fileURLWithPath: archive)))?.range(of: Data("kept across restarts".utf8)) != nil
+        }
         desktop.stopDaemon(signal: SIGKILL)
         try desktop.startDaemon()
         try waitUntil(10, "the named pasteboard is served again") {
