@@ -23,19 +23,22 @@ let package = Package(
         ),
         /// What Swift cannot import from Xlib: error handlers, XEvent casts, macros. Every symbol is prefixed `pbx_`.
         .target(name: "CX11Shims", dependencies: ["CX11"]),
+        /// The X protocol's values (atoms, windows, times, properties, events, the standard atoms), shared by the
+        /// door and the pure core so that neither imports the other.
+        .target(name: "XTypes"),
         /// The only Swift target that sees Xlib: a connection, atoms, windows, properties, selections, XFixes.
-        .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "Selection"]),
+        .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
         /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
         .target(name: "SystemSupport"),
 
         // MARK: - Pure core (no Glibc, no X)
 
         /// ICCCM selection protocol as values: targets, request answers, INCR and MULTIPLE state machines, text encodings.
-        .target(name: "Selection"),
+        .target(name: "Selection", dependencies: ["XTypes"]),
         /// The control socket's framing and messages, versioned and binary-safe.
         .target(name: "ControlProtocol"),
         /// Pasteboard types and aliases, items, change counting.
-        .target(name: "PasteboardCore", dependencies: ["Selection"]),
+        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes"]),
         /// Attributed text with RTF, HTML, plain text and flat RTFD codecs.
         .target(name: "RichText"),
         /// argv → a command value or a usage error, for pb, pbcopy and pbpaste.
@@ -46,7 +49,7 @@ let package = Package(
         /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket and X.
         .target(
             name: "Pasteboard",
-            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection"]
+            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes"]
         ),
 
         // MARK: - Service
@@ -54,7 +57,7 @@ let package = Package(
         /// The daemon: one poll loop over X, the control socket and signals; selection serving; change counting.
         .target(
             name: "DaemonCore",
-            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText"]
+            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText", "XTypes"]
         ),
 
         // MARK: - Executables (thin: parse, wire, run)
@@ -64,7 +67,7 @@ let package = Package(
         /// The command line; also pbcopy and pbpaste by argv[0].
         .executableTarget(
             name: "pb",
-            dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText", "ControlProtocol", "XClient", "Selection"]
+            dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText", "ControlProtocol", "XClient", "Selection", "XTypes"]
         ),
 
         /// The example program of docs/library.md, built and run by the tests so it stays true.
@@ -74,15 +77,15 @@ let package = Package(
 
         /// Xvfb fixture, peer runners and helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["SystemSupport"], path: "Tests/TestSupport"),
-        .testTarget(name: "SelectionTests", dependencies: ["Selection"]),
+        .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport"]),
-        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore"]),
+        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "XTypes"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
-            name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "SystemSupport", "Pasteboard"],
+            name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "XTypes", "SystemSupport", "Pasteboard"],
             exclude: ["Peers"]
         ),
 
@@ -93,7 +96,7 @@ let package = Package(
         /// libFuzzer harness for the RTF, HTML and flat-RTFD readers (docs/fuzzing.md); build with -sanitize=fuzzer.
         .executableTarget(name: "RichTextFuzz", dependencies: ["RichText", "FuzzSupport"], path: "Fuzz/RichTextFuzz"),
         /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive and text targets (docs/fuzzing.md).
-        .executableTarget(name: "SelectionFuzz", dependencies: ["Selection", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
+        .executableTarget(name: "SelectionFuzz", dependencies: ["Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
         /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
         .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
     ],

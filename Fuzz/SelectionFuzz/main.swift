@@ -8,6 +8,7 @@
 import Foundation
 import FuzzSupport
 import Selection
+import XTypes
 
 // MARK: - Reading choices from the input
 

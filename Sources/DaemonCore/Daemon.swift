@@ -1,6 +1,7 @@
 import ControlProtocol
 import PasteboardCore
 import Selection
+import XTypes
 import SystemSupport
 import XClient
 

@@ -1,6 +1,7 @@
 import PasteboardCore
 import RichText
 import Selection
+import XTypes
 import SystemSupport
 
 /// Content the daemon owns a selection for, as X peers see it: target atoms in order, and how each

@@ -1,5 +1,6 @@
 import PasteboardCore
 import Selection
+import XTypes
 import SystemSupport
 import XClient
 

@@ -1,6 +1,7 @@
 @_exported import PasteboardCore
 import ControlProtocol
 import Selection
+import XTypes
 import SystemSupport
 import XClient
 

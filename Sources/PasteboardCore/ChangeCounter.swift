@@ -1,4 +1,5 @@
 import Selection
+import XTypes
 
 /// The changeCount of one pasteboard: it moves by one for each change a user would call a change,
 /// never goes back and never repeats a value.

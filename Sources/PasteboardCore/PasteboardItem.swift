@@ -1,4 +1,5 @@
 import Selection
+import XTypes
 
 /// One item on a pasteboard: the same content in several representations, each a type and its bytes.
 /// Order is the owner's preference; a type appears at most once.

@@ -1,3 +1,5 @@
+import XTypes
+
 /// Identifies one transfer in flight: ICCCM lets one requestor window run several transfers on
 /// different properties, and two windows may use the same property name.
 public struct TransferKey: Hashable, Sendable, CustomStringConvertible {

@@ -1,20 +1,4 @@
-/// A SelectionRequest event as the owner receives it.
-public struct SelectionRequest: Equatable, Sendable {
-    public var requestor: WindowID
-    public var selection: Atom
-    public var target: Atom
-    /// Where the requestor wants the data; `.none` from obsolete clients (ICCCM 2.2: use the target atom).
-    public var property: Atom
-    public var time: Timestamp
-
-    public init(requestor: WindowID, selection: Atom, target: Atom, property: Atom, time: Timestamp) {
-        self.requestor = requestor
-        self.selection = selection
-        self.target = target
-        self.property = property
-        self.time = time
-    }
-}
+import XTypes
 
 /// One property to write on the requestor's window.
 public struct PropertyWrite: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import XTypes
+
 /// Answers SelectionRequests for a selection the caller owns, per ICCCM 2.2–2.6, as a pure function.
 ///
 /// The responder handles the protocol targets itself (`TARGETS`, `TIMESTAMP`, `MULTIPLE`), refuses stale

@@ -1,3 +1,5 @@
+import XTypes
+
 /// The X targets that carry plain text, and how UTF-8 text is served under each of them.
 ///
 /// Text is stored once, as UTF-8; each text target is derived on request:

@@ -1,4 +1,4 @@
-import Selection
+import XTypes
 
 // Xlib also defines `Atom`; inside this module the name means the project's type.
-public typealias Atom = Selection.Atom
+public typealias Atom = XTypes.Atom

@@ -1,6 +1,6 @@
 import CX11
 import CX11Shims
-import Selection
+import XTypes
 
 /// Why a connection could not be opened.
 public enum XConnectionError: Error, CustomStringConvertible, Sendable {

@@ -1,60 +1,6 @@
 import CX11
 import CX11Shims
-import Selection
-
-/// Core event masks this project uses. The values are Xlib's.
-public struct EventMask: OptionSet, Sendable {
-    public var rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    public static let structureNotify = EventMask(rawValue: 1 << 17)
-    public static let substructureNotify = EventMask(rawValue: 1 << 19)
-    public static let propertyChange = EventMask(rawValue: 1 << 22)
-}
-
-/// XFixes selection event masks (XFixesSelectSelectionInput).
-public struct XFixesSelectionMask: OptionSet, Sendable {
-    public var rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    public static let setSelectionOwner = XFixesSelectionMask(rawValue: 1 << 0)
-    public static let selectionWindowDestroy = XFixesSelectionMask(rawValue: 1 << 1)
-    public static let selectionClientClose = XFixesSelectionMask(rawValue: 1 << 2)
-    public static let all: XFixesSelectionMask = [.setSelectionOwner, .selectionWindowDestroy, .selectionClientClose]
-}
-
-/// An XFixes SelectionNotify: a selection's owner changed, or its window died, or its client closed.
-public struct SelectionOwnerChange: Equatable, Sendable {
-    public enum Kind: Int32, Sendable {
-        case setOwner = 0, windowDestroyed = 1, clientClosed = 2
-    }
-    public var kind: Kind
-    public var selection: Atom
-    /// The new owner; `.none` when cleared and for window-destroyed and client-closed events.
-    public var owner: WindowID
-    /// The server time of the event.
-    public var time: Timestamp
-    /// The time of the selection's last ownership change (not updated by destroy/close events).
-    public var selectionTime: Timestamp
-
-    public init(kind: Kind, selection: Atom, owner: WindowID, time: Timestamp, selectionTime: Timestamp) {
-        self.kind = kind
-        self.selection = selection
-        self.owner = owner
-        self.time = time
-        self.selectionTime = selectionTime
-    }
-}
-
-/// The events this project handles, decoded from Xlib's XEvent union.
-public enum XEventValue: Sendable {
-    case selectionRequest(SelectionRequest)
-    case selectionNotify(requestor: WindowID, selection: Atom, target: Atom, property: Atom, time: Timestamp)
-    case selectionClear(selection: Atom, window: WindowID, time: Timestamp)
-    case propertyNotify(window: WindowID, property: Atom, time: Timestamp, deleted: Bool)
-    case destroyNotify(window: WindowID)
-    case selectionOwnerChange(SelectionOwnerChange)
-    case clientMessage(window: WindowID, type: Atom, data: [Int])
-    case other(type: Int32)
-}
+import XTypes
 
 extension XConnection {
     /// The next event, blocking until one arrives; call `pendingEvents()` first to avoid blocking.
@@ -72,7 +18,7 @@ extension XConnection {
         switch event.type {
         case SelectionRequest:
             let e = event.xselectionrequest
-            return .selectionRequest(Selection.SelectionRequest(
+            return .selectionRequest(XTypes.SelectionRequest(
                 requestor: window(e.requestor), selection: atom(e.selection), target: atom(e.target),
                 property: atom(e.property), time: time(e.time)))
         case SelectionNotify:

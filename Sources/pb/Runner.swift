@@ -3,6 +3,7 @@ import ControlProtocol
 import Pasteboard
 import PasteboardCore
 import Selection
+import XTypes
 import SystemSupport
 import XClient
 

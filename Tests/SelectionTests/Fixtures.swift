@@ -1,4 +1,5 @@
 import Selection
+import XTypes
 
 /// A `StandardAtoms` whose atoms are 1...N in `StandardAtoms.names` order, as the X door would intern them.
 let standardAtoms = StandardAtoms(atoms: (1...StandardAtoms.names.count).map { Atom(UInt32($0)) })

@@ -1,4 +1,5 @@
 import Selection
+import XTypes
 import XCTest
 
 final class IncrSendTests: XCTestCase {
