@@ -36,9 +36,9 @@ let package = Package(
         /// ICCCM selection protocol as values: targets, request answers, INCR and MULTIPLE state machines, text encodings.
         .target(name: "Selection", dependencies: ["XTypes"]),
         /// The control socket's framing and messages, versioned and binary-safe.
-        .target(name: "ControlProtocol"),
-        /// Pasteboard types and aliases, items, change counting.
-        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes"]),
+        .target(name: "ControlProtocol", dependencies: ["PasteboardCore"]),
+        /// Pasteboard types, their families and the conversion table, items, change counting.
+        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText"]),
         /// Attributed text with RTF, HTML, plain text and flat RTFD codecs.
         .target(name: "RichText"),
         /// argv → a command value or a usage error, for pb, pbcopy and pbpaste.
@@ -67,7 +67,7 @@ let package = Package(
         /// The command line; also pbcopy and pbpaste by argv[0].
         .executableTarget(
             name: "pb",
-            dependencies: ["CLISupport", "Pasteboard", "PasteboardCore", "SystemSupport", "RichText", "ControlProtocol", "XClient", "Selection", "XTypes"]
+            dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport"]
         ),
 
         /// The example program of docs/library.md, built and run by the tests so it stays true.
@@ -76,12 +76,17 @@ let package = Package(
         // MARK: - Tests
 
         /// Xvfb fixture, peer runners and helpers shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["SystemSupport"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SystemSupport", "XTypes"], path: "Tests/TestSupport"),
         .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
-        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore"]),
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport"]),
         .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "XTypes"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
+        /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
+        .testTarget(
+            name: "DaemonCoreTests",
+            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes"]
+        ),
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
@@ -98,7 +103,7 @@ let package = Package(
         /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive and text targets (docs/fuzzing.md).
         .executableTarget(name: "SelectionFuzz", dependencies: ["Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
         /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
-        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
+        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "PasteboardCore", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

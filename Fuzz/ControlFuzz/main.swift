@@ -5,6 +5,7 @@
 // is a libFuzzer binary; built plainly it replays the files named on its command line, or writes the seed
 // corpus with `--write-seeds DIR`. See docs/fuzzing.md.
 import ControlProtocol
+import PasteboardCore
 import Foundation
 import FuzzSupport
 
@@ -33,12 +34,12 @@ func sanitizerAllocatedBytes() -> Int { 0 }
 // MARK: - What every decoded value must satisfy
 
 func checkName(_ name: String, _ what: String) {
-    invariant(!name.isEmpty && name.utf8.count <= ControlLimits.maximumPasteboardNameLength && !name.utf8.contains(0),
+    invariant(!name.isEmpty && name.utf8.count <= PasteboardLimits.maximumPasteboardNameLength && !name.utf8.contains(0),
               "decoded \(what) of \(name.utf8.count) bytes breaks the name rules")
 }
 
 func checkType(_ type: String) {
-    invariant(!type.isEmpty && type.utf8.count <= ControlLimits.maximumTypeNameLength && !type.utf8.contains(0),
+    invariant(!type.isEmpty && type.utf8.count <= PasteboardLimits.maximumTypeNameLength && !type.utf8.contains(0),
               "decoded type name of \(type.utf8.count) bytes breaks the type rules")
 }
 
@@ -47,11 +48,11 @@ func checkText(_ text: String) {
 }
 
 func checkItems(_ items: [PasteboardItem]) {
-    invariant(items.count <= ControlLimits.maximumItems, "\(items.count) items decoded")
+    invariant(items.count <= PasteboardLimits.maximumItems, "\(items.count) items decoded")
     for item in items {
-        invariant(!item.representations.isEmpty && item.representations.count <= ControlLimits.maximumRepresentationsPerItem,
+        invariant(!item.representations.isEmpty && item.representations.count <= PasteboardLimits.maximumRepresentationsPerItem,
                   "an item with \(item.representations.count) representations")
-        item.types.forEach(checkType)
+        item.types.map(\.rawValue).forEach(checkType)
         invariant(Set(item.types).count == item.types.count, "an item offers a type twice")
         invariant(item.byteCount == item.representations.reduce(0) { $0 + $1.data.count }, "byteCount is not the sum")
     }
@@ -279,11 +280,11 @@ extension FuzzInput {
         for _ in 0..<Int(u8() % 4) {
             // Data of 64 KiB or more is carried as its own segment by encodeSegments().
             let pairs = list(5) { input in
-                (type: input.name(),
+                (type: PasteboardType(input.name()),
                  data: input.u8() == 0xFF ? [UInt8](repeating: input.u8(), count: (64 << 10) - 8 + Int(input.u8() % 16))
                                           : input.take(Int(input.u8())))
             }
-            let valid = !pairs.isEmpty && pairs.allSatisfy { isValidName($0.type) }
+            let valid = !pairs.isEmpty && pairs.allSatisfy { isValidName($0.type.rawValue) }
                 && Set(pairs.map(\.type)).count == pairs.count
             if let item = try? PasteboardItem(pairs) {
                 invariant(valid, "PasteboardItem accepted representations that break its rules")
@@ -438,10 +439,10 @@ func fuzzOneInput(_ bytes: [UInt8]) {
 /// Seeds in the input layout `fuzzOneInput` reads: one valid body per request and response kind, a stream
 /// of several frames, an oversize header, and a few messages for the encode scenario.
 func writeSeeds(to directory: String) throws {
-    let item = try PasteboardItem([(type: "text/plain;charset=utf-8", data: Array("héllo".utf8)),
-                                   (type: "text/html", data: Array("<b>héllo</b>".utf8)),
-                                   (type: "image/png", data: [0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 0])])
-    let plain = try PasteboardItem([(type: "UTF8_STRING", data: Array("second item".utf8))])
+    let item = try PasteboardItem([(type: PasteboardType("text/plain;charset=utf-8"), data: Array("héllo".utf8)),
+                                   (type: .html, data: Array("<b>héllo</b>".utf8)),
+                                   (type: .png, data: [0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 0])])
+    let plain = try PasteboardItem([(type: PasteboardType("UTF8_STRING"), data: Array("second item".utf8))])
     let requests: [ControlRequest] = [
         .hello(version: 1, client: "pb 1.0 (fuzz seed)"),
         .setItems(pasteboard: "general", items: [item, plain], options: [.sensitive, .pasteOnce]),

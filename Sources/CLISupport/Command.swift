@@ -129,6 +129,8 @@ public enum ExitCode: Int32, Sendable {
     case typeNotOffered = 3
     /// The owner did not answer in time.
     case timedOut = 4
+    /// The type could be made from what is offered, but the conversion failed (the message says why).
+    case conversionFailed = 5
     /// The command line was wrong (sysexits EX_USAGE).
     case usage = 64
 }

@@ -1,3 +1,5 @@
+import PasteboardCore
+
 /// Why bytes from a peer are not a valid control message, with the field and offset where that was found.
 ///
 /// Decoding never traps: every malformed input, however hostile, ends as one of these.
@@ -55,18 +57,11 @@ public enum ControlProtocolVersion {
     public static let current: UInt8 = 1
 }
 
-/// Every limit a peer's bytes are held to. Exceeding one is a `ControlProtocolError`, never a trap.
+/// Every limit a peer's bytes are held to, besides the model's own (`PasteboardLimits`). Exceeding one is a `ControlProtocolError`, never a trap.
 public enum ControlLimits {
-    /// The default largest frame body: 320 MiB (room for a 256 MiB payload and its framing).
-    public static let defaultMaximumFrameLength = 320 << 20
-    /// Representations (types) per item.
-    public static let maximumRepresentationsPerItem = 64
-    /// Items per message.
-    public static let maximumItems = 1024
-    /// Bytes of UTF-8 in a type name (MIME type or X atom name).
-    public static let maximumTypeNameLength = 255
-    /// Bytes of UTF-8 in a pasteboard name.
-    public static let maximumPasteboardNameLength = 255
+    /// The default largest frame body: a copy of `PasteboardLimits.maximumCopyBytes` and its framing.
+    public static let defaultMaximumFrameLength = PasteboardLimits.maximumCopyBytes + (1 << 20)
+    // Items, representations, type and pasteboard names: `PasteboardLimits`.
     /// Bytes of UTF-8 in any other string (messages, previews, status values, client names).
     public static let maximumStringLength = 64 << 10
     /// Elements in any other list (status pairs, pasteboards, history entries, type lists, watch names).

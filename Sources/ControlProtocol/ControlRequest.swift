@@ -1,3 +1,5 @@
+import PasteboardCore
+
 /// What a client asks the daemon. Each request gets exactly one response, in order, except `watch`,
 /// after which the daemon sends `changed` events on that connection until it closes.
 public enum ControlRequest: Hashable, Sendable {
@@ -266,14 +268,14 @@ struct MessageReader {
 extension WireReader {
     /// A pasteboard name: 1…255 bytes of UTF-8 without NUL.
     mutating func pasteboardName(_ field: @autoclosure () -> String) throws -> String {
-        let name = try string(field(), maximum: ControlLimits.maximumPasteboardNameLength, forbidNUL: true)
+        let name = try string(field(), maximum: PasteboardLimits.maximumPasteboardNameLength, forbidNUL: true)
         guard !name.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
         return name
     }
 
     /// A type name: 1…255 bytes of UTF-8 without NUL.
     mutating func typeName(_ field: @autoclosure () -> String) throws -> String {
-        let type = try string(field(), maximum: ControlLimits.maximumTypeNameLength, forbidNUL: true)
+        let type = try string(field(), maximum: PasteboardLimits.maximumTypeNameLength, forbidNUL: true)
         guard !type.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
         return type
     }

@@ -1,3 +1,5 @@
+import PasteboardCore
+
 /// What the daemon answers, and the `changed` events it streams after `watch`.
 public enum ControlResponse: Hashable, Sendable {
     /// Answer to `hello`: the version the daemon will speak, its pid, and its version string.

@@ -1,3 +1,5 @@
+import PasteboardCore
+
 /// The start of an `items` frame that carries one item with one representation — the answer to a
 /// `read` request — parsed before its data has arrived, so that a client can pass the data on as it
 /// comes in (to standard output, say) instead of holding a whole frame of 64 MiB.
@@ -27,7 +29,7 @@ public struct SingleRepresentationPrefix: Hashable, Sendable {
     }
 
     /// The longest prefix: header, version, kind, the two counts, a type of the longest name, data length.
-    static let longestPrefix = FrameEncoder.headerLength + 3 + 4 + 4 + 4 + ControlLimits.maximumTypeNameLength + 4
+    static let longestPrefix = FrameEncoder.headerLength + 3 + 4 + 4 + 4 + PasteboardLimits.maximumTypeNameLength + 4
 
     /// Parses the prefix at the start of `bytes`; `maximumFrameLength` as the frame decoder's. Fields are
     /// read with `WireReader`, so the type name obeys the same rules as in any message; running out of

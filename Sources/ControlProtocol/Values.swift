@@ -35,8 +35,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let timedOut = ErrorCode(rawValue: 7)
     /// The pasteboard is empty (the selection has no owner).
     public static let empty = ErrorCode(rawValue: 8)
-    /// The owner does not offer the requested type.
+    /// The owner does not offer the requested type, and nothing it offers converts to it.
     public static let typeNotOffered = ErrorCode(rawValue: 9)
+    /// The type could be made, but converting to it failed (the message says why: malformed input, a limit).
+    public static let conversionFailed = ErrorCode(rawValue: 10)
 
     public var description: String {
         switch self {
@@ -49,6 +51,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .timedOut: return "timedOut"
         case .empty: return "empty"
         case .typeNotOffered: return "typeNotOffered"
+        case .conversionFailed: return "conversionFailed"
         default: return "error \(rawValue)"
         }
     }

@@ -1,8 +1,7 @@
 import PasteboardCore
 import Selection
-import XTypes
 import SystemSupport
-import XClient
+import XTypes
 
 /// Keeps clipboard content alive after the application that copied it exits, without taking the
 /// clipboard from a live owner ("read early, own late"), and keeps the history.
@@ -19,7 +18,7 @@ import XClient
 ///   clipboard.archive` and restored at start when nobody owns the clipboard; the history lives beside it.
 final class ClipboardManager {
     private unowned let service: SelectionService
-    private let x: XConnection
+    private let x: any XDisplay
     private let snapshotter: Snapshotter
     private let clock: any MonotonicClock
     private let log: Logger
@@ -35,29 +34,15 @@ final class ClipboardManager {
     let history: HistoryStore
     private let stateDirectory: String?
     /// While paused nothing is read, recorded or taken over.
-    var paused = false
-
-    /// What the daemon knows of a pasteboard's current foreign content.
-    private struct Latest {
-        var count: UInt64
-        var content: PasteboardContent?
-        var secret = false
-        var done = false
+    var paused: Bool {
+        get { state.paused }
+        set { state.paused = newValue }
     }
-    private var latest: [PasteboardName: Latest] = [:]
-    private var takeoverDue: [PasteboardName: MonotonicInstant] = [:]
-    private var takeoverWanted: Set<PasteboardName> = []
-    private var primaryDue: MonotonicInstant?
+
+    /// What the manager knows of each pasteboard's current content, and what it means to do (`ManagerState`).
+    private(set) var state = ManagerState()
     /// How long a vanished owner's successor has to appear before the daemon takes over.
     static let takeoverGuard: Duration = .milliseconds(10)
-
-    // CLIPBOARD_MANAGER
-    private var managerAcquiredAt: Timestamp?
-    private struct Save {
-        var request: SelectionRequest
-        var property: Atom
-    }
-    private var save: Save?
 
     init(service: SelectionService, clock: any MonotonicClock, log: Logger, configuration: DaemonConfiguration,
          stateDirectory: String?) {
@@ -124,7 +109,7 @@ final class ClipboardManager {
                     self.log.info("another clipboard manager took CLIPBOARD_MANAGER first; not acting as manager")
                     return
                 }
-                self.managerAcquiredAt = time
+                self.state.managerAcquiredAt = time
                 // ICCCM 2.8: announce the new manager to clients waiting for one.
                 self.x.sendClientMessage(to: self.x.root, eventMask: [.structureNotify], window: self.x.root,
                                          type: self.x.atoms.manager,
@@ -162,22 +147,15 @@ final class ClipboardManager {
 
     /// Another client took `name`: read its content in the background.
     func foreignOwnerChanged(_ name: PasteboardName, selection: Atom, owner: WindowID, count: UInt64) {
-        takeoverDue[name] = nil
-        takeoverWanted.remove(name)
-        latest[name] = Latest(count: count)
-        guard !paused else { return }
-        if let windowClass = excludedClass(of: owner) {
-            log.info("\(name) was set by an excluded application (\(windowClass)): not read")
-            latest[name]?.secret = true
-            latest[name]?.done = true
-            return
-        }
+        let excluded = excludedClass(of: owner)
+        if let excluded { log.info("\(name) was set by an excluded application (\(excluded)): not read") }
+        guard state.foreignOwner(name, count: count, excluded: excluded != nil) else { return }
         if name == .general {
             snapshot(name, selection: selection, count: count)
         } else if name == .primary && (configuration.recordPrimary || configuration.syncPrimaryToClipboard) {
             // A drag-select changes PRIMARY many times: read once it settles.
             snapshotter.abandon(selection)
-            primaryDue = clock.now() + .milliseconds(500)
+            state.primaryDue = clock.now() + .milliseconds(500)
         }
     }
 
@@ -190,14 +168,13 @@ final class ClipboardManager {
     }
 
     private func snapshotDone(_ name: PasteboardName, count: UInt64, _ outcome: Snapshotter.Outcome) {
-        guard latest[name]?.count == count else { return }   // a newer change superseded it
-        switch outcome {
-        case .complete(let content, let skipped):
-            latest[name]?.content = content
-            latest[name]?.done = true
-            if !skipped.isEmpty { log.debug("read \(name) without \(skipped.count) targets") }
+        switch state.snapshotEnded(name, count: count, outcome) {
+        case .ignore:
+            return
+        case .keep(let content, let takeOver):
+            if case .complete(_, let skipped) = outcome, !skipped.isEmpty { log.debug("read \(name) without \(skipped.count) targets") }
             record(name, content)
-            if takeoverWanted.remove(name) != nil { takeoverDue[name] = clock.now() + Self.takeoverGuard }
+            if takeOver { _ = state.ownerVanished(name, currentCount: count, now: clock.now(), guardTime: Self.takeoverGuard, readInProgress: false) }
             if name == .primary && configuration.syncPrimaryToClipboard {
                 service.own(.general, content: content) { _ in }
             } else if name == .general && configuration.enrichRichText && Self.hasRichText(content)
@@ -206,21 +183,18 @@ final class ClipboardManager {
                 log.info("enriching CLIPBOARD with derived rich-text targets")
                 service.own(.general, content: content, silent: true) { _ in }
             }
-        case .secret:
-            latest[name]?.secret = true
-            latest[name]?.done = true
+        case .secret(let countChange):
             log.info("\(name) holds secret content: not read, recorded or kept")
             if name == .general, let path = archivePath { writer.submit(.remove(path: path)) }
-            if takeoverWanted.remove(name) != nil { service.countExternalChange(name) }
-        case .failed(let why):
-            latest[name]?.done = true
-            log.info("could not read \(name): \(why)")
-            if takeoverWanted.remove(name) != nil { service.countExternalChange(name) }
+            if countChange { service.countExternalChange(name) }
+        case .unreadable(let countChange):
+            if case .failed(let why) = outcome { log.info("could not read \(name): \(why)") }
+            if countChange { service.countExternalChange(name) }
         }
     }
 
     static func hasRichText(_ content: PasteboardContent) -> Bool {
-        content.types.contains { $0 == .flatRTFD || $0 == .html || PasteboardType.rtfFamily.contains($0) }
+        content.types.contains { ConversionTable.standard.family(of: $0) == .richText }
     }
 
     /// The WM_CLASS (instance or class name) of `owner` or of its client leader, when it is one the
@@ -235,7 +209,7 @@ final class ClipboardManager {
         for window in windows {
             guard let bytes = x.getProperty(window, wmClass, delete: false, maximumBytes: 1024).value?.bytes else { continue }
             let names = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            if let match = names.first(where: { name in configuration.excludedWindowClasses.contains { $0.caseInsensitiveEquals(name) } }) {
+            if let match = names.first(where: { name in configuration.excludedWindowClasses.contains { $0.lowercased() == name.lowercased() } }) {
                 return match
             }
         }
@@ -244,9 +218,7 @@ final class ClipboardManager {
 
     /// The owner set `name` to None: forget its content; never bring it back.
     func cleared(_ name: PasteboardName) {
-        latest[name] = nil
-        takeoverDue[name] = nil
-        takeoverWanted.remove(name)
+        state.cleared(name)
         snapshotter.abandon(x.intern(name.rawValue))
         if name == .general || persistent.contains(name), let path = archivePath(for: name) {
             // Gone from the disk before anything else happens: a crash right after a clear must not bring
@@ -259,24 +231,16 @@ final class ClipboardManager {
     /// The owner of `name` went away. Returns true when the manager will take over (or count the change
     /// itself once it knows it cannot).
     func ownerVanished(_ name: PasteboardName, selection: Atom) -> Bool {
-        guard name == .general, !paused, let known = latest[name], known.count == service.count(of: name), !known.secret else {
-            return false
+        switch state.ownerVanished(name, currentCount: service.count(of: name), now: clock.now(),
+                                   guardTime: Self.takeoverGuard, readInProgress: snapshotter.isActive(selection)) {
+        case .notManaged: return false
+        case .takeOver, .decideWhenRead: return true
         }
-        if known.content != nil {
-            takeoverDue[name] = clock.now() + Self.takeoverGuard
-            return true
-        }
-        if !known.done && snapshotter.isActive(selection) {
-            takeoverWanted.insert(name)   // finish reading what the server still answers, then decide
-            return true
-        }
-        return false
     }
 
     /// The daemon took `name` with new content (pb copy, the library).
     func daemonOwned(_ name: PasteboardName, content: PasteboardContent, count: UInt64) {
-        latest[name] = Latest(count: count, content: content, secret: content.isSensitive, done: true)
-        takeoverDue[name] = nil
+        state.daemonOwned(name, count: count, content: content)
         if content.isSensitive {
             if name == .general || persistent.contains(name), let path = archivePath(for: name) {
                 writer.submit(.remove(path: path))
@@ -312,8 +276,8 @@ final class ClipboardManager {
 
     /// Another client took a selection the daemon held that is not a pasteboard.
     func lostSelection(_ selection: Atom) {
-        if selection == x.atoms.clipboardManager, managerAcquiredAt != nil {
-            managerAcquiredAt = nil
+        if selection == x.atoms.clipboardManager, state.managerAcquiredAt != nil {
+            state.managerAcquiredAt = nil
             log.info("another clipboard manager took CLIPBOARD_MANAGER; no longer acting as manager")
         }
     }
@@ -323,37 +287,32 @@ final class ClipboardManager {
     /// Events for snapshots and for a SAVE_TARGETS requestor; true when consumed.
     func handle(_ event: XEventValue) -> Bool {
         if snapshotter.handle(event) { return true }
-        if case .destroyNotify(let window) = event, let save, window == save.request.requestor {
+        if case .destroyNotify(let window) = event, let save = state.save, window == save.request.requestor {
             log.info("the client asking to save the clipboard went away: nothing saved")
             snapshotter.abandon(x.atoms.clipboard)
-            self.save = nil
+            state.save = nil
         }
         return false
     }
 
     var nextDeadline: MonotonicInstant? {
-        ([snapshotter.nextDeadline, primaryDue] + takeoverDue.values.map { Optional($0) }).compactMap { $0 }.min()
+        [snapshotter.nextDeadline, state.nextDeadline].compactMap { $0 }.min()
     }
 
     func expire(now: MonotonicInstant) {
         logWriteFailures()
         snapshotter.expire(now: now)
-        if let due = primaryDue, due <= now {
-            primaryDue = nil
-            if let known = latest[.primary], !paused {
-                snapshot(.primary, selection: x.atoms.primary, count: known.count)
+        if let due = state.primaryDue, due <= now {
+            state.primaryDue = nil
+            if let phase = state.phase(of: .primary), case .reading(let count, _) = phase, !paused {
+                snapshot(.primary, selection: x.atoms.primary, count: count)
             }
         }
-        for (name, due) in takeoverDue where due <= now {
-            takeoverDue[name] = nil
-            takeOver(name)
-        }
+        for (name, content) in state.takeDueTakeovers(now: now) { takeOver(name, content) }
     }
 
-    private func takeOver(_ name: PasteboardName) {
-        guard let known = latest[name], let content = known.content, !known.secret, !paused else { return }
-        let selection = x.intern(name.rawValue)
-        guard x.selectionOwner(selection).isNone else {
+    private func takeOver(_ name: PasteboardName, _ content: PasteboardContent) {
+        guard x.selectionOwner(x.intern(name.rawValue)).isNone else {
             log.debug("\(name) has a new owner; no takeover")
             return
         }
@@ -367,14 +326,12 @@ final class ClipboardManager {
     /// Answers a request for CLIPBOARD_MANAGER; false when the request is not for it.
     func answer(_ request: SelectionRequest) -> Bool {
         guard request.selection == x.atoms.clipboardManager else { return false }
-        guard let acquiredAt = managerAcquiredAt else {
-            service.noteReply(to: request.requestor)
-            x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
-                                  property: .none, time: request.time)
+        guard let acquiredAt = state.managerAcquiredAt else {
+            service.executor.refuse(request)
             return true
         }
         guard request.target == x.atoms.saveTargets else {
-            service.answer(request, acquiredAt: acquiredAt, offered: [x.atoms.saveTargets], convert: { _ in nil })
+            service.executor.answer(request, acquiredAt: acquiredAt, offered: [x.atoms.saveTargets], convert: { _ in nil })
             return true
         }
         startSave(request)
@@ -383,8 +340,8 @@ final class ClipboardManager {
 
     private func startSave(_ request: SelectionRequest) {
         let property = request.property.isNone ? x.atoms.saveTargets : request.property
-        guard save == nil, !paused else {
-            refuseSave(request, why: save != nil ? "a save is already in progress" : "recording is paused")
+        guard state.save == nil, !paused else {
+            refuseSave(request, why: state.save != nil ? "a save is already in progress" : "recording is paused")
             return
         }
         let owner = x.selectionOwner(x.atoms.clipboard)
@@ -395,53 +352,43 @@ final class ClipboardManager {
         // The list of targets to save, if the client gave one (else every target).
         var targets: [Atom]? = nil
         if !request.property.isNone {
-            service.noteReply(to: request.requestor)
+            service.serials.label(.reply(requestor: request.requestor))
             let read = x.getProperty(request.requestor, request.property, delete: false, maximumBytes: 64 << 10)
             if let value = read.value, value.format == 32, !value.atoms.isEmpty { targets = value.atoms }
         }
-        save = Save(request: request, property: property)
+        state.save = ManagerState.SaveRequest(request: request, property: property)
         x.selectInput(request.requestor, [.structureNotify])
         let count = service.count(of: .general) ?? 0
-        latest[.general] = Latest(count: count)
+        _ = state.foreignOwner(.general, count: count, excluded: false)
         snapshot(.general, selection: x.atoms.clipboard, count: count, targets: targets) { [weak self] outcome in
             self?.saveRead(outcome)
         }
     }
 
     private func saveRead(_ outcome: Snapshotter.Outcome) {
-        guard let save else { return }
+        guard let save = state.save else { return }
         guard case .complete(let content, _) = outcome else {
-            self.save = nil
+            state.save = nil
             refuseSave(save.request, why: "its content could not be read")
             return
         }
         // Take the clipboard first; only then tell the client, which exits on seeing the reply.
         service.own(.general, content: content, silent: true) { [weak self] result in
-            guard let self, self.save?.request == save.request else { return }
-            self.save = nil
+            guard let self, self.state.save?.request == save.request else { return }
+            self.state.save = nil
             guard case .success = result else {
                 self.refuseSave(save.request, why: "the clipboard could not be taken")
                 return
             }
-            self.service.noteReply(to: save.request.requestor)
             self.x.selectInput(save.request.requestor, [])
-            // A side-effect target's reply: a zero-length property of type NULL (ICCCM 2.6.3).
-            self.x.changeProperty(save.request.requestor, save.property, PropertyValue(type: self.x.atoms.null, bytes: []))
-            self.x.sendSelectionNotify(requestor: save.request.requestor, selection: save.request.selection,
-                                       target: save.request.target, property: save.property, time: save.request.time)
+            self.service.executor.acknowledge(save.request, property: save.property)
             self.log.info("saved CLIPBOARD for an exiting client (\(content.types.count) types, \(content.byteCount) bytes)")
         }
     }
 
     private func refuseSave(_ request: SelectionRequest, why: String) {
         log.info("refused to save the clipboard: \(why)")
-        service.noteReply(to: request.requestor)
         x.selectInput(request.requestor, [])
-        x.sendSelectionNotify(requestor: request.requestor, selection: request.selection, target: request.target,
-                              property: .none, time: request.time)
+        service.executor.refuse(request)
     }
-}
-
-extension String {
-    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
 }

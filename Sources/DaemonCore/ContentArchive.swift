@@ -72,7 +72,7 @@ struct ContentArchive: Equatable {
     }
 
     static func preview(of content: PasteboardContent, limit: Int = 80) -> String {
-        guard let text = content.utf8Text?.bytes else {
+        guard let text = content.plainText() else {
             return content.types.first.map { "[\($0)]" } ?? ""
         }
         var out = ""

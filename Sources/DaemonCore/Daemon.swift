@@ -1,9 +1,8 @@
 import ControlProtocol
 import PasteboardCore
-import Selection
-import XTypes
 import SystemSupport
 import XClient
+import XTypes
 
 /// pasteboardd: one poll loop over the X connection, the control socket and its clients, and a
 /// signalfd; timers for timeouts. Idle means blocked in poll with no timeout: zero wakeups.
@@ -13,18 +12,14 @@ public final class Daemon {
     private let log: Logger
     private let clock = SystemClock()
     private var x: XConnection!
-    private var service: SelectionService!
+    private var engine: DaemonEngine!
     private var server: ControlServer!
     private var signals: SignalDescriptor!
     private var notifier: SystemdNotifier
     private var stopping = false
     /// When the next WATCHDOG=1 is due (half of systemd's WatchdogSec), if systemd asked for them.
     private var watchdogDue: MonotonicInstant?
-    private var persistedCounts: [PasteboardName: UInt64] = [:]
     private var configuration: DaemonConfiguration
-    private var manager: ClipboardManager!
-    private var persistentNames: Set<PasteboardName> = []
-    private var stateDirectory: String?
 
     public init(options: DaemonOptions, environment: [String: String], configuration: DaemonConfiguration = DaemonConfiguration()) {
         self.options = options
@@ -33,6 +28,9 @@ public final class Daemon {
         log = Logger(environment: environment, verbose: options.verbose)
         notifier = SystemdNotifier(environment: environment)
     }
+
+    /// The display served, as named.
+    private var display: String { options.display ?? environment["DISPLAY"] ?? "" }
 
     /// Runs until SIGTERM/SIGINT (status 0) or until the X connection is lost or start-up fails
     /// (non-zero, so that systemd restarts it).
@@ -50,29 +48,21 @@ public final class Daemon {
             log.error("the X server lacks the XFixes extension, which pasteboardd needs to watch owners")
             return 1
         }
-        service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(configuration.transferTimeoutMs), log: log)
         let directories = XDGDirectories(environment: environment)
+        var stateDirectory: String?
         do {
             stateDirectory = try directories.createState()
-            service.countStore = CountStore(directory: stateDirectory)
         } catch {
             log.warning("cannot use the state directory, counts are kept in memory: \(error)")
         }
-        if let stateDirectory { removeUnfinishedSaves(in: stateDirectory) }
-        persistedCounts = service.countStore.load()
-        service.watch(.general, persistedCount: persistedCounts[.general] ?? 0)
-        service.watch(.primary, persistedCount: persistedCounts[.primary] ?? 0)
-        persistentNames = loadPersistentNames()
-        for name in persistentNames.sorted(by: { $0.rawValue < $1.rawValue }) {
-            service.watch(name, persistedCount: persistedCounts[name] ?? 0)
+        do {
+            engine = try DaemonEngine(x: x, clock: clock, configuration: configuration, display: display,
+                                      stateDirectory: stateDirectory, log: log)
+        } catch {
+            log.error("cannot start: \(error)")
+            return 1
         }
-        service.retiredCounts = persistedCounts.filter { name, _ in service.count(of: name) == nil }
-        service.onChange = { [weak self] name, count, state, types in self?.broadcast(name, count, state, types) }
-        manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
-                                   stateDirectory: stateDirectory)
-        service.manager = manager
-        manager.persistent = persistentNames
-        manager.start()
+        engine.start()
         do {
             _ = try directories.createRuntime()
             server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
@@ -82,17 +72,26 @@ public final class Daemon {
             log.error("cannot listen on \(directories.controlSocket): \(error)")
             return 1
         }
+        engine.broadcast = { [server] response, name in
+            guard let server else { return }
+            for client in server.clients.values {
+                guard let watched = client.watched, watched.isEmpty || watched.contains(name) else { continue }
+                server.send(response, to: client.id)
+            }
+        }
+        engine.clientCounts = { [server] in
+            guard let server else { return (0, 0) }
+            return (server.clients.count, server.clients.values.filter { $0.watched != nil }.count)
+        }
         x.flush()
-        log.info("serving CLIPBOARD and PRIMARY on \(options.display ?? environment["DISPLAY"] ?? "the default display"), control socket \(directories.controlSocket)")
-        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(options.display ?? environment["DISPLAY"] ?? "")")
+        log.info("serving CLIPBOARD and PRIMARY on \(display.isEmpty ? "the default display" : display), control socket \(directories.controlSocket)")
+        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(display)")
         watchdogDue = notifier.watchdogInterval.map { clock.now() + $0 / 2 }
 
         let status = loop()
 
         try? notifier.stopping()
-        service.releaseAll()
-        service.saveCountsExactly()
-        manager?.finishWrites()
+        engine.stop()
         server.close()
         log.info(status == 0 ? "stopped" : "exiting with status \(status)")
         return status
@@ -138,10 +137,10 @@ public final class Daemon {
             // flood of X requests (100 busy requestors) cannot starve the control socket and signals.
             var handled = 0
             while handled < Self.eventsPerTurn, x.pendingEvents() > 0 {
-                service.handle(x.nextEvent())
+                engine.handle(x.nextEvent())
                 handled += 1
             }
-            service.handle(errors: x.takeErrors())
+            engine.handle(errors: x.takeErrors())
             serveWaitingRequests()
             x.flush()
             if x.isConnectionLost {
@@ -149,22 +148,21 @@ public final class Daemon {
                 return 1
             }
             let now = clock.now()
-            service.expireTransfers(now: now)
-            manager.expire(now: now)
+            engine.expire(now: now)
             server.expireIdle(now: now)
             if let due = watchdogDue, due <= now {
                 try? notifier.watchdog()
                 watchdogDue = notifier.watchdogInterval.map { now + $0 / 2 }
             }
-            let deadline = [service.nextDeadline, server.nextDeadline, manager.nextDeadline, watchdogDue].compactMap { $0 }.min()
+            let deadline = [engine.nextDeadline, server.nextDeadline, watchdogDue].compactMap { $0 }.min()
             // XPending also sends what timers queued (a takeover). With X events still waiting, or clients
             // answered with requests waiting behind the answer, look at the sockets without blocking and
             // come back to them at once.
             let xBusy = x.pendingEvents() > 0 || server.hasAnsweredClients
 
             let clientPolls = server.pollRequests(now: clock.now())
-            let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable)]
-                + clientPolls.map(\.0)
+            let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable),
+                            PollRequest(engine.conversionsDescriptor, .readable)] + clientPolls.map(\.0)
             let ready: [PollEvents]
             do {
                 ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
@@ -173,15 +171,16 @@ public final class Daemon {
                 return 1
             }
             if !ready[1].isEmpty { handleSignals() }
-            for (index, (_, client)) in clientPolls.enumerated() where !ready[index + 2].isEmpty {
-                let events = ready[index + 2]
+            if !ready[2].isEmpty { engine.conversionsFinished() }
+            for (index, (_, client)) in clientPolls.enumerated() where !ready[index + 3].isEmpty {
+                let events = ready[index + 3]
                 guard let client else { server.acceptPending(now: clock.now()); continue }
                 if events.contains(.writable) { server.flush(client) }
                 if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
                     server.receive(from: client, now: clock.now())
                 }
                 // Requests already received wait while an answer is pending; the writable event resumes them.
-                while let request = server.nextRequest(from: client) { dispatch(request, from: client) }
+                while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client)) }
             }
         }
         return 0
@@ -190,7 +189,7 @@ public final class Daemon {
     /// Serves requests that clients sent while an earlier one was being answered, now that it is.
     private func serveWaitingRequests() {
         for client in server.takeAnsweredClients() {
-            while let request = server.nextRequest(from: client) { dispatch(request, from: client) }
+            while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client)) }
         }
     }
 
@@ -208,152 +207,11 @@ public final class Daemon {
         }
     }
 
-    // MARK: - Requests
-
-    private func dispatch(_ request: ControlRequest, from client: ClientID) {
-        switch request {
-        case .hello(let version, _):
-            guard version == ControlProtocolVersion.current else {
-                server.closeAfterAnswer(client)   // docs/protocol.md: answered, then closed
-                server.send(.error(code: .badRequest, message: "protocol version \(version) is not supported (this daemon speaks \(ControlProtocolVersion.current))"), to: client)
-                return
-            }
-            server.send(.hello(version: ControlProtocolVersion.current, daemonPID: UInt32(ProcessIdentity.processID),
-                               daemonVersion: PasteboardVersion.string), to: client)
-        case .setItems(let pasteboard, let items, let options):
-            guard let name = pasteboardName(pasteboard, for: client) else { return }
-            own(name, items: items, sensitive: options.contains(.sensitive), pasteOnce: options.contains(.pasteOnce),
-                appending: false, client: client)
-        case .addItems(let pasteboard, let items):
-            guard let name = pasteboardName(pasteboard, for: client) else { return }
-            own(name, items: items, sensitive: false, pasteOnce: false, appending: true, client: client)
-        case .items(let pasteboard):
-            guard let name = pasteboardName(pasteboard, for: client) else { return }
-            guard let content = service.content(of: name) else {
-                server.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"), to: client)
-                return
-            }
-            do {
-                server.send(.items(try content.items.map(Self.wireItem)), to: client)
-            } catch {
-                server.send(.error(code: .internal, message: "\(error)"), to: client)
-            }
-        case .read(let pasteboard, let types, let display):
-            guard let name = pasteboardName(pasteboard, for: client) else { return }
-            guard DisplayName.sameServer(display, options.display ?? environment["DISPLAY"] ?? "") else {
-                server.send(.error(code: .notFound, message: "pasteboardd serves another X display"), to: client)
-                return
-            }
-            guard let (type, bytes) = service.read(name, types: types) else {
-                server.send(.error(code: .notFound, message: service.isOwned(name)
-                    ? "\(name) offers none of \(types.joined(separator: ", "))"
-                    : "\(name) is not held by pasteboardd (another application owns it, or nobody)"), to: client)
-                return
-            }
-            do {
-                server.send(.items([try ControlProtocol.PasteboardItem([(type: type, data: bytes)])]), to: client)
-            } catch {
-                server.send(.error(code: .internal, message: "\(error)"), to: client)
-            }
-        case .watch(let pasteboards):
-            var names: Set<String> = []
-            for raw in pasteboards {
-                guard let name = pasteboardName(raw, for: client) else { return }
-                names.insert(name.rawValue)
-            }
-            server.clients[client]?.watched = names
-            server.send(.ok, to: client)
-        case .pasteboards:
-            server.send(.pasteboards(service.boards.values.sorted { $0.name.rawValue < $1.name.rawValue }.map {
-                PasteboardInfo(name: $0.name.rawValue, changeCount: $0.counter.count,
-                               persistent: persistentNames.contains($0.name), owned: $0.served != nil)
-            }), to: client)
-        case .createPasteboard(let raw, let persistent):
-            guard let name = PasteboardName.named(raw), !name.isStandard else {
-                server.send(.error(code: .badRequest, message: "'\(raw)' cannot be created: a name is 1 to 255 bytes without control characters, and CLIPBOARD, PRIMARY and SECONDARY always exist"), to: client)
-                return
-            }
-            guard pasteboardName(raw, for: client) != nil else { return }
-            if persistent { persistentNames.insert(name) } else { persistentNames.remove(name) }
-            manager.persistent = persistentNames
-            savePersistentNames()
-            server.send(.changeCount(pasteboard: name.rawValue, count: service.count(of: name) ?? 0), to: client)
-        case .removePasteboard(let raw):
-            guard let name = PasteboardName.named(raw), !name.isStandard else {
-                server.send(.error(code: .badRequest, message: "'\(raw)' cannot be removed: CLIPBOARD, PRIMARY and SECONDARY always exist"), to: client)
-                return
-            }
-            guard service.count(of: name) != nil else {
-                server.send(.error(code: .notFound, message: "no pasteboard named \(name)"), to: client)
-                return
-            }
-            service.unwatch(name)
-            manager.forget(name)
-            persistentNames.remove(name)
-            savePersistentNames()
-            server.send(.ok, to: client)
-        case .clear(let pasteboard):
-            guard let name = pasteboardName(pasteboard, for: client) else { return }
-            service.clear(name) { [server] result in server?.send(Self.response(result, name), to: client) }
-        case .changeCount(let pasteboard):
-            guard let name = pasteboardName(pasteboard, for: client) else { return }
-            server.send(.changeCount(pasteboard: name.rawValue, count: service.count(of: name) ?? 0), to: client)
-        case .status:
-            var pairs = [StatusPair("version", PasteboardVersion.string),
-                         StatusPair("display", options.display ?? environment["DISPLAY"] ?? ""),
-                         StatusPair("incr-chunk-bytes", String(service.chunkSize)),
-                         StatusPair("transfers", String(service.transfers.count)),
-                         StatusPair("clients", String(server.clients.count)),
-                         StatusPair("watchers", String(server.clients.values.filter { $0.watched != nil }.count)),
-                         StatusPair("recording", manager.paused ? "paused" : "on"),
-                         StatusPair("snapshots", String(manager.snapshotsInProgress)),
-                         StatusPair("history", String(manager.history.entries.count))]
-            for board in service.boards.values.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
-                pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
-                pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))
-            }
-            server.send(.status(pairs: pairs), to: client)
-        case .history(let limit):
-            let entries = manager.history.entries.prefix(Int(limit == 0 ? UInt32.max : limit)).enumerated().map { index, entry in
-                HistoryEntry(index: UInt32(index), timestamp: entry.time, pasteboard: entry.pasteboard.rawValue,
-                             types: entry.types, size: entry.size, preview: entry.preview)
-            }
-            server.send(.history(Array(entries)), to: client)
-        case .historyItem(let index):
-            guard let content = manager.history.content(at: Int(index)) else {
-                server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
-                return
-            }
-            do { server.send(.items(try content.items.map(Self.wireItem)), to: client) } catch {
-                server.send(.error(code: .internal, message: "\(error)"), to: client)
-            }
-        case .historyCopy(let index):
-            guard let content = manager.history.content(at: Int(index)) else {
-                server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
-                return
-            }
-            service.own(.general, content: content) { [server] result in
-                server?.send(Self.response(result, .general), to: client)
-            }
-        case .historyDelete(let index):
-            // Answered once the entry's file is gone from the disk too, as a user deleting it expects.
-            if manager.history.delete(at: Int(index)) { manager.finishWrites(); server.send(.ok, to: client) } else {
-                server.send(.error(code: .notFound, message: "no history entry \(index)"), to: client)
-            }
-        case .historyClear:
-            manager.history.clear()
-            manager.finishWrites()
-            log.info("history cleared")
-            server.send(.ok, to: client)
-        case .pause:
-            manager.paused = true
-            log.info("recording paused")
-            server.send(.ok, to: client)
-        case .resume:
-            manager.paused = false
-            log.info("recording resumed")
-            server.send(.ok, to: client)
-        }
+    /// How the engine answers control client `id`.
+    private func context(_ id: ClientID) -> DaemonEngine.Client {
+        DaemonEngine.Client(id: id, send: { [server] in server?.send($0, to: id) },
+                            setWatched: { [server] in server?.clients[id]?.watched = $0 },
+                            closeAfterAnswer: { [server] in server?.closeAfterAnswer(id) })
     }
 
     /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.
@@ -361,77 +219,11 @@ public final class Daemon {
         do {
             let reloaded = try DaemonConfiguration.load(environment: environment)
             configuration = reloaded
-            manager.configuration = reloaded
+            engine.reconfigure(reloaded)
             log.info("reloaded the configuration")
         } catch {
             log.error("\(error); keeping the running configuration")
         }
-    }
-
-    /// Validates a pasteboard name from a client and starts watching it; answers an error if invalid.
-    private func pasteboardName(_ raw: String, for client: ClientID) -> PasteboardName? {
-        guard let name = PasteboardName.named(raw) else {
-            server.send(.error(code: .badRequest, message: "invalid pasteboard name"), to: client)
-            return nil
-        }
-        if service.count(of: name) == nil {
-            guard service.boards.count < 64 else {
-                server.send(.error(code: .tooLarge, message: "too many pasteboards"), to: client)
-                return nil
-            }
-            service.watch(name, persistedCount: persistedCounts[name] ?? 0)
-        }
-        return name
-    }
-
-    /// Sets (or, `appending`, adds to) the content of `name` and answers the client with the new count.
-    /// Adding to a pasteboard another application owns starts from its items as pasteboardd holds them:
-    /// none yet, so the added items become the content.
-    private func own(_ name: PasteboardName, items: [ControlProtocol.PasteboardItem], sensitive: Bool, pasteOnce: Bool,
-                     appending: Bool, client: ClientID) {
-        var content: PasteboardContent
-        do {
-            content = PasteboardContent(items: try items.map(Self.coreItem), isSensitive: sensitive)
-        } catch {
-            server.send(.error(code: .badRequest, message: "\(error)"), to: client)
-            return
-        }
-        if sensitive, !content.items.isEmpty, !content.types.contains(PasteboardType("x-kde-passwordManagerHint")) {
-            // Tell other clipboard managers (Klipper, CopyQ) to keep it out of their history too.
-            try? content.items[0].add(PasteboardType("x-kde-passwordManagerHint"), Array("secret".utf8))
-        }
-        if appending, let current = service.content(of: name) {
-            content = PasteboardContent(items: current.items + content.items, isSensitive: current.isSensitive)
-        }
-        guard content.items.count <= 1024 else {
-            server.send(.error(code: .tooLarge, message: "a pasteboard holds at most 1024 items"), to: client)
-            return
-        }
-        service.own(name, content: content, pasteOnce: pasteOnce) { [server] result in
-            server?.send(Self.response(result, name), to: client)
-        }
-    }
-
-    private static func wireItem(_ item: PasteboardCore.PasteboardItem) throws -> ControlProtocol.PasteboardItem {
-        try ControlProtocol.PasteboardItem(item.representations.map { (type: $0.type.rawValue, data: $0.data) })
-    }
-
-    /// Tells every watching client about a change.
-    private func broadcast(_ name: PasteboardName, _ count: UInt64, _ state: SelectionService.ChangeState, _ types: [PasteboardType]) {
-        for client in server.clients.values {
-            guard let watched = client.watched, watched.isEmpty || watched.contains(name.rawValue) else { continue }
-            server.send(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue), to: client.id)
-        }
-    }
-
-    /// Removes the temporary files of saves that a killed pasteboardd left half-written in the state
-    /// directory (counts, clipboard.archive, pasteboards), in `pasteboards.d` and in `history`, before
-    /// anything reads or writes there; logs one line when there were any. The saved files themselves
-    /// are whole: AtomicFile renames only complete files.
-    private func removeUnfinishedSaves(in directory: String) {
-        let removed = [directory, directory + "/pasteboards.d", directory + "/history"]
-            .reduce(0) { $0 + AtomicFile.removeAbandonedTemporaryFiles(in: $1) }
-        if removed > 0 { log.info("removed \(removed) unfinished save(s) left by a pasteboardd that was killed") }
     }
 
     /// How many control clients may be connected at once: 2048, or fewer when the descriptor limit leaves
@@ -443,32 +235,5 @@ public final class Daemon {
         let cap = limit.map { max(1, min(2048, $0 - 64)) } ?? 2048
         if cap < 2048 { log.info("the descriptor limit is \(limit ?? 0): at most \(cap) control clients at once") }
         return cap
-    }
-
-    private var persistentNamesPath: String? { stateDirectory.map { $0 + "/pasteboards" } }
-
-    private func savePersistentNames() {
-        guard let path = persistentNamesPath else { return }
-        let text = persistentNames.map(\.rawValue).sorted().map { $0 + "\n" }.joined()
-        do { try AtomicFile.write(Array(text.utf8), to: path) } catch {
-            log.warning("cannot save the list of persistent pasteboards: \(error)")
-        }
-    }
-
-    private func loadPersistentNames() -> Set<PasteboardName> {
-        guard let path = persistentNamesPath, let bytes = try? FileSystem.readFile(path, limit: 1 << 20) else { return [] }
-        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { PasteboardName.named(String($0)) }
-            .filter { !$0.isStandard })
-    }
-
-    private static func coreItem(_ item: ControlProtocol.PasteboardItem) throws -> PasteboardCore.PasteboardItem {
-        try PasteboardCore.PasteboardItem(item.representations.map { (PasteboardType($0.type), $0.data) })
-    }
-
-    private static func response(_ result: Result<UInt64, OwnershipError>, _ name: PasteboardName) -> ControlResponse {
-        switch result {
-        case .success(let count): .changeCount(pasteboard: name.rawValue, count: count)
-        case .failure(let error): .error(code: .unavailable, message: "\(error)")
-        }
     }
 }

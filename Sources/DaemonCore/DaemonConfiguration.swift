@@ -9,6 +9,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var maxSnapshotBytes = 256 << 20
     public var transferTimeoutMs = 5000
     public var ownerTimeoutMs = 5000
+    /// How long a requestor waits for a conversion before it is refused (the conversion goes on and is kept).
+    public var conversionTimeoutMs = 10_000
     public var historyLength = 200
     public var historyMaxBytes = 512 << 20
     public var historyDeduplicate = true
@@ -73,6 +75,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
             case "maxSnapshotBytes": config.maxSnapshotBytes = try integer(0...(2 << 30))
             case "transferTimeoutMs": config.transferTimeoutMs = try integer(100...600_000)
             case "ownerTimeoutMs": config.ownerTimeoutMs = try integer(100...600_000)
+            case "conversionTimeoutMs": config.conversionTimeoutMs = try integer(100...600_000)
             case "historyLength": config.historyLength = try integer(0...100_000)
             case "historyMaxBytes": config.historyMaxBytes = try integer(0...(64 << 30))
             case "historyDeduplicate": config.historyDeduplicate = try boolean()

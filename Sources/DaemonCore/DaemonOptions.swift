@@ -1,10 +1,12 @@
+import ControlProtocol
+
 /// pasteboardd's command line.
 public struct DaemonOptions: Equatable, Sendable {
     /// The X display (nil: `$DISPLAY`).
     public var display: String?
     public var verbose = false
     /// The largest request a control client may send (a copy's whole data), in bytes.
-    public var maximumRequestBytes = 320 << 20
+    public var maximumRequestBytes = ControlLimits.defaultMaximumFrameLength
 
     public init() {}
 

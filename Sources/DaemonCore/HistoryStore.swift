@@ -158,9 +158,9 @@ final class HistoryStore {
             mix(UInt64(bytes.count))
         }
         for item in content.items {
-            for (type, data) in item.representations {
-                Array(type.rawValue.utf8).withUnsafeBytes { mix($0) }
-                data.withUnsafeBytes { mix($0) }
+            for representation in item.representations {
+                Array(representation.type.rawValue.utf8).withUnsafeBytes { mix($0) }
+                representation.data.withUnsafeBytes { mix($0) }
             }
         }
         return hash

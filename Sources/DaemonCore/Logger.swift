@@ -13,16 +13,24 @@ public final class Logger {
     private let prefixPriorities: Bool
     public var threshold: Level
     private var suppressed: [String: Int] = [:]
+    private let write: (String) -> Void
 
     public init(environment: [String: String], verbose: Bool) {
         prefixPriorities = Journal.stderrIsJournal(environment: environment)
         threshold = verbose ? .debug : .info
+        write = { line in try? FileDescriptor.standardError.writeAll(Array(line.utf8)) }
+    }
+
+    /// A log whose lines (each ending in a newline, with the `pasteboardd: ` prefix) go to `sink`: for tests.
+    public init(threshold: Level = .debug, sink: @escaping (String) -> Void) {
+        prefixPriorities = false
+        self.threshold = threshold
+        write = sink
     }
 
     public func log(_ level: Level, _ message: String) {
         guard level <= threshold else { return }
-        let line = (prefixPriorities ? "<\(level.rawValue)>" : "pasteboardd: ") + message + "\n"
-        try? FileDescriptor.standardError.writeAll(Array(line.utf8))
+        write((prefixPriorities ? "<\(level.rawValue)>" : "pasteboardd: ") + message + "\n")
     }
 
     public func error(_ message: String) { log(.error, message) }

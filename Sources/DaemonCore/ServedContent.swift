@@ -1,110 +1,180 @@
 import PasteboardCore
 import RichText
-import Selection
-import XTypes
 import SystemSupport
+import XTypes
 
-/// Content the daemon owns a selection for, as X peers see it: target atoms in order, and how each
-/// target's value is produced.
+/// Content the daemon owns a selection for, as X peers see it: the targets it lists and serves, and
+/// each target's value — the source's bytes as given, or a conversion the `ConversionTable` plans.
 ///
-/// Every type the source gave is served as its original bytes. Whenever the content carries rich text
-/// (flat RTFD, RTF, HTML) or plain text, the rich-text and plain-text targets it lacks are offered too,
-/// derived from the richest representation present (RTFD > RTF > HTML > text). A derived value is
-/// converted on its first request only and cached for the life of this content (one changeCount); a
-/// conversion that fails is refused, never served as garbage.
+/// Every type the source gave is served as its original bytes. The table decides what else is listed in
+/// TARGETS (`advertisedTypes`) and what is made only when a requestor asks for it by name (HTML for plain
+/// text). A derived value is converted on its first request only — on the conversion worker, never on the
+/// event loop, except the COMPOUND_TEXT step Xlib does — and cached for the life of this content (one
+/// changeCount); a conversion that fails is refused, never served as garbage, and logged once.
 final class ServedContent {
     let content: PasteboardContent
     let acquiredAt: Timestamp
-    /// Every target listed in TARGETS (besides TARGETS, TIMESTAMP and MULTIPLE), in order.
-    let offered: [Atom]
+    /// The targets listed in TARGETS (besides TARGETS, TIMESTAMP and MULTIPLE), in order.
+    let listed: [Atom]
+    /// Every target served: the listed ones and those made only when asked for by name.
+    let served: [Atom]
     private let typeByAtom: [Atom: PasteboardType]
-    /// The representation derived targets are converted from.
-    private let richest: (format: DocumentFormat, bytes: [UInt8])?
-    private var cache: [Atom: PropertyValue] = [:]
-    private var derivedDocuments: [DocumentFormat: [UInt8]?] = [:]
-    /// Conversions that failed, with their reason, for the log (never content).
+    private let table: ConversionTable
+    private let intern: (String) -> Atom
+    private var derived: [PasteboardType: Derived] = [:]
+    /// Conversions that failed, with their reason, for the log (never content); drained by the owner.
     private(set) var failures: [(PasteboardType, String)] = []
 
-    /// The targets derived from rich or plain text, besides the text family.
-    static let richTargets: [PasteboardType] = [.flatRTFD] + PasteboardType.rtfFamily + [.html]
-
-    /// - Parameter intern: interns a list of names in one round trip.
-    init(content: PasteboardContent, acquiredAt: Timestamp, atoms: StandardAtoms, intern: ([String]) -> [Atom]) {
-        self.content = content
-        self.acquiredAt = acquiredAt
-        richest = Self.richestRepresentation(of: content)
-        var types: [PasteboardType] = []
-        var addedText = false
-        for type in content.types {
-            if type.isText {
-                if !addedText { types += PasteboardType.textFamily; addedText = true }
-            } else if !types.contains(type) {
-                types.append(type)
-            }
-        }
-        if richest != nil {
-            for type in Self.richTargets where !types.contains(type) { types.append(type) }
-            if !addedText { types += PasteboardType.textFamily }
-        }
-        let atomsList = intern(types.map(\.rawValue))
-        offered = atomsList
-        var map: [Atom: PasteboardType] = [:]
-        for (atom, type) in zip(atomsList, types) { map[atom] = type }
-        typeByAtom = map
+    private enum Derived {
+        case ready(Representation, invented: Bool)
+        case failed(String)
+        case converting
     }
 
-    /// The richest representation in the content: flat RTFD, then RTF (any of its targets), then HTML,
-    /// then plain text (STRING decoded from Latin-1).
-    static func richestRepresentation(of content: PasteboardContent) -> (format: DocumentFormat, bytes: [UInt8])? {
-        if let rtfd = content.data(for: .flatRTFD) { return (.rtfd, rtfd) }
-        for type in PasteboardType.rtfFamily { if let rtf = content.data(for: type) { return (.rtf, rtf) } }
-        if let html = content.data(for: .html) { return (.html, html) }
-        if let text = content.utf8Text { return (.txt, text.bytes) }
+    /// What a requestor asking for a target gets now.
+    enum Lookup {
+        case value(PropertyValue)
+        /// Not served, or its conversion failed.
+        case refused
+        /// Run this job off the loop (`ConversionJob.run`), hand its result to `finish`, then look again.
+        case convert(ConversionJob)
+        /// A job for it is under way.
+        case converting
+    }
+
+    /// - Parameter intern: interns a list of names in one round trip.
+    init(content: PasteboardContent, acquiredAt: Timestamp, table: ConversionTable = .standard,
+         intern: @escaping ([String]) -> [Atom]) {
+        self.content = content
+        self.acquiredAt = acquiredAt
+        self.table = table
+        let types = content.types
+        let listedTypes = table.advertisedTypes(for: types)
+        let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: types) != nil }
+        let all = listedTypes + onRequest
+        let atoms = intern(all.map(\.rawValue))
+        listed = Array(atoms.prefix(listedTypes.count))
+        served = atoms
+        var map: [Atom: PasteboardType] = [:]
+        for (atom, type) in zip(atoms, all) { map[atom] = type }
+        typeByAtom = map
+        self.intern = { intern([$0])[0] }
+    }
+
+    /// The type a served target stands for.
+    func type(of target: Atom) -> PasteboardType? { typeByAtom[target] }
+
+    /// The value for `target` now, or what to do to have it. Conversion steps that must run on the loop's
+    /// thread (COMPOUND_TEXT) run here, with `services`.
+    func lookup(_ target: Atom, services: ConversionServices) -> Lookup {
+        guard let type = typeByAtom[target] else { return .refused }
+        switch derived[type] {
+        case .ready(let representation, _): return .value(propertyValue(representation, target: target))
+        case .failed: return .refused
+        case .converting: return .converting
+        case nil: break
+        }
+        guard let plan = table.plan(producing: type, from: sources) else { return .refused }
+        guard let input = data(for: plan.source) else { return .refused }
+        if plan.isIdentity {
+            // The source gave this type (or an alias of it): its bytes exactly, under the requested name.
+            return .value(PropertyValue(type: target, bytes: input))
+        }
+        let workerSteps = plan.steps.prefix { !$0.needsCallerThread }.count
+        if workerSteps > 0 {
+            derived[type] = .converting
+            let outputType = workerSteps == plan.steps.count ? type : canonicalType(of: plan.steps[workerSteps - 1].to)
+            return .convert(ConversionJob(target: type, outputType: outputType, plan: plan, input: input, steps: workerSteps))
+        }
+        // Only loop-thread steps (COMPOUND_TEXT from text at hand): cheap, done here.
+        do {
+            let representation = try plan.run(input, services: services)
+            derived[type] = .ready(representation, invented: plan.fidelity == .invented)
+            return .value(propertyValue(representation, target: target))
+        } catch {
+            derived[type] = .failed("\(error)")
+            failures.append((type, "\(error)"))
+            return .refused
+        }
+    }
+
+    /// Takes a finished job's result: the target's value, or the part of its plan that runs off the loop
+    /// (kept under the intermediate type, a source for the rest).
+    func finish(_ job: ConversionJob, _ result: Result<Representation, ConversionError>) {
+        switch result {
+        case .success(let representation):
+            let invented = job.plan.steps.prefix(job.steps).contains { $0.fidelity == .invented }
+            if job.outputType == job.target {
+                derived[job.target] = .ready(representation, invented: invented)
+            } else {
+                // An intermediate (UTF-8 text before COMPOUND_TEXT): a source the next lookup converts from.
+                derived[job.target] = nil
+                if derived[job.outputType] == nil {
+                    derived[job.outputType] = .ready(Representation(type: job.outputType, data: representation.data), invented: invented)
+                }
+            }
+        case .failure(let error):
+            derived[job.target] = .failed("\(error)")
+            failures.append((job.target, "\(error)"))
+        }
+    }
+
+    /// Why the conversion to `target` failed, if it did.
+    func failureReason(for target: Atom) -> String? {
+        guard let type = typeByAtom[target], case .failed(let reason) = derived[type] else { return nil }
+        return reason
+    }
+
+    /// The failures not yet logged, taken out.
+    func takeFailures() -> [(PasteboardType, String)] {
+        defer { failures = [] }
+        return failures
+    }
+
+    /// What a plan may read: the source's types, then what was derived already (but nothing an invented
+    /// step made: its structure is a guess, not something to convert further).
+    private var sources: [PasteboardType] {
+        var types = content.types
+        for (type, state) in derived {
+            if case .ready(let representation, let invented) = state, !invented, representation.type == type { types.append(type) }
+        }
+        return types
+    }
+
+    private func data(for type: PasteboardType) -> [UInt8]? {
+        if let data = content.data(for: type) { return data }
+        if case .ready(let representation, _) = derived[type] { return representation.data }
         return nil
     }
 
-    /// The value for `target`, or nil if it is not offered or cannot be produced.
-    func value(for target: Atom, textTargets: TextTargets, compoundText: ([UInt8]) -> PropertyValue?) -> PropertyValue? {
-        if let cached = cache[target] { return cached }
-        guard let type = typeByAtom[target] else { return nil }
-        if let data = content.data(for: type), type != .text {
-            // The source gave this type: its bytes exactly, under the requested name.
-            return PropertyValue(type: target, bytes: data)
-        }
-        let value: PropertyValue?
-        if type.isText {
-            let utf8 = content.utf8Text?.bytes ?? document(.txt)
-            value = utf8.flatMap { textTargets.value(for: target, utf8: $0, compoundText: compoundText) }
-        } else if PasteboardType.rtfFamily.contains(type) {
-            // LibreOffice and others put the same RTF under each of these names.
-            let given = PasteboardType.rtfFamily.lazy.compactMap { self.content.data(for: $0) }.first
-            value = (given ?? document(.rtf)).map { PropertyValue(type: target, bytes: $0) }
-        } else if type == .html {
-            value = document(.html).map { PropertyValue(type: target, bytes: $0) }
-        } else if type == .flatRTFD {
-            value = document(.rtfd).map { PropertyValue(type: target, bytes: $0) }
-        } else {
-            value = nil
-        }
-        if let value { cache[target] = value }
-        return value
+    private func canonicalType(of format: RepresentationFormat) -> PasteboardType {
+        table.rows.first { $0.format == format }!.type
     }
 
-    /// The richest representation converted to `format`, once.
-    private func document(_ format: DocumentFormat) -> [UInt8]? {
-        if let done = derivedDocuments[format] { return done }
-        guard let richest else { return nil }
-        var result: [UInt8]?
-        do {
-            result = try RichTextConverter.convert(richest.bytes, from: richest.format, to: format, codePages: IconvCodePages()).bytes
-        } catch {
-            failures.append((PasteboardType(format.rawValue), "\(error)"))
-            result = nil
-        }
-        derivedDocuments[format] = .some(result)
-        return result
+    private func propertyValue(_ representation: Representation, target: Atom) -> PropertyValue {
+        let type = typeByAtom[target] == representation.type ? target : intern(representation.type.rawValue)
+        return PropertyValue(type: type, bytes: representation.data)
     }
 }
 
-/// glibc's iconv decodes the double-byte code pages RichText has no tables for.
-extension IconvCodePages: CodePageDecoder {}
+/// One conversion to run off the event loop: the first `steps` steps of `plan` on `input`.
+struct ConversionJob: Sendable {
+    /// The type asked for.
+    let target: PasteboardType
+    /// The type of what the job produces: `target`, or the intermediate the loop converts further.
+    let outputType: PasteboardType
+    let plan: ConversionPlan
+    let input: [UInt8]
+    let steps: Int
+
+    /// Runs on any thread: no step here needs the X connection.
+    func run(codePages: any CodePageDecoder) -> Result<Representation, ConversionError> {
+        let prefix = ConversionPlan(source: plan.source, target: outputType, steps: Array(plan.steps.prefix(steps)))
+        do {
+            return .success(try prefix.run(input, services: ConversionServices(codePages: codePages)))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+

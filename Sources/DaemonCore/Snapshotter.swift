@@ -1,23 +1,20 @@
 import PasteboardCore
 import Selection
-import XTypes
 import SystemSupport
-import XClient
+import XTypes
 
 /// Reads another application's selection in the background, one target at a time, as an ICCCM
 /// requestor driven by the event loop: it never blocks, and one slow owner delays nothing else.
 ///
-/// Each snapshot has its own requestor window. It asks for TARGETS, then reads the targets
-/// `SnapshotPolicy` chooses, each at most once, each capped; INCR transfers are followed, and one
-/// that grows past its cap is drained to the end (read and thrown away) rather than abandoned, since
-/// owners such as xclip serve one INCR at a time and stay stuck if a requestor walks away. A target
-/// whose owner does not answer in time is skipped with a fresh window, so a late reply cannot land as
-/// data; two such timeouts in a row end the snapshot.
-///
-/// Every target's read is bounded whatever the owner does: an INCR chunk whose format is not 8 makes
-/// the target unreadable (drained, never kept with a hole in it), and any read, a drain included, stops
-/// once it has lasted `transferBudget`; the target is then abandoned with a fresh window (one log line).
-/// So a snapshot always ends. (Bytes cannot bound a drain: xclip announces no size in its INCR header.)
+/// Each target is one `SelectionRead` — the requestor state machine the library's blocking reader drives
+/// too, with its policy: a value over its cap is never kept, an INCR transfer over the cap or malformed is
+/// drained to its end (owners such as xclip serve one INCR at a time and stay stuck if a requestor walks
+/// away). Each snapshot has its own requestor window. It asks for TARGETS, then reads the targets
+/// `SnapshotPolicy` chooses, each at most once. A target whose owner does not answer in time is skipped
+/// with a fresh window, so a late reply cannot land as data; two such timeouts in a row end the snapshot.
+/// Any one target's read, a drain included, stops once it has lasted `transferBudget` (the target is then
+/// abandoned with a fresh window, one log line), so a snapshot always ends. (Bytes cannot bound a drain:
+/// xclip announces no size in its INCR header.)
 final class Snapshotter {
     enum Outcome {
         /// What was read, as one item (possibly without every target).
@@ -36,34 +33,38 @@ final class Snapshotter {
         var completion: (Outcome) -> Void
     }
 
-    private enum Phase {
+    /// What the target being read is for.
+    private enum Purpose {
         case targets
-        case hint(String)
-        case data(String)
-        case incr(String, IncrReceive, draining: Bool)
+        /// KDE's password-manager hint, read before anything else.
+        case hint
+        case data
     }
 
     private final class Active {
         let request: Request
         var window: WindowID
-        var phase: Phase = .targets
+        var purpose: Purpose = .targets
+        var read: SelectionRead
+        var name: String = "TARGETS"
         var queue: [String] = []
-        var fetched: [(type: PasteboardType, data: [UInt8])] = []
+        var fetched: [Representation] = []
         var skipped: [String] = []
         var total = 0
         var deadline: MonotonicInstant
         var consecutiveTimeouts = 0
         /// When the current target was asked for (its read must end within `transferBudget`).
         var targetStarted: MonotonicInstant
-        init(request: Request, window: WindowID, deadline: MonotonicInstant) {
+        init(request: Request, window: WindowID, read: SelectionRead, now: MonotonicInstant, deadline: MonotonicInstant) {
             self.request = request
             self.window = window
+            self.read = read
             self.deadline = deadline
-            self.targetStarted = deadline
+            self.targetStarted = now
         }
     }
 
-    private let x: XConnection
+    private let x: any XDisplay
     private let clock: any MonotonicClock
     private let log: Logger
     var policy: SnapshotPolicy
@@ -71,7 +72,7 @@ final class Snapshotter {
     private let property: Atom
     private var active: [Atom: Active] = [:]
 
-    init(x: XConnection, clock: any MonotonicClock, log: Logger, policy: SnapshotPolicy, ownerTimeout: Duration) {
+    init(x: any XDisplay, clock: any MonotonicClock, log: Logger, policy: SnapshotPolicy, ownerTimeout: Duration) {
         self.x = x
         self.clock = clock
         self.log = log
@@ -93,15 +94,18 @@ final class Snapshotter {
     /// Starts reading `request.selection`, abandoning any snapshot of it still in progress.
     func start(_ request: Request) {
         abandon(request.selection)
+        let now = clock.now()
         let snapshot = Active(request: request, window: x.createWindow(eventMask: [.propertyChange]),
-                              deadline: clock.now() + ownerTimeout)
+                              read: SelectionRead(target: .none, property: property, cap: 0, incrAtom: x.atoms.incr),
+                              now: now, deadline: now + ownerTimeout)
         active[request.selection] = snapshot
         log.debug("reading \(request.name) from its owner")
         if let targets = request.targets {
             snapshot.queue = policy.plan(offered: targets.compactMap { x.name(of: $0) })
+            snapshot.purpose = .data
             next(snapshot)
         } else {
-            convert(snapshot, "TARGETS")
+            ask(snapshot, "TARGETS", purpose: .targets)
         }
     }
 
@@ -118,11 +122,11 @@ final class Snapshotter {
         switch event {
         case .selectionNotify(let requestor, _, _, let replyProperty, _):
             guard let snapshot = active.values.first(where: { $0.window == requestor }) else { return false }
-            received(snapshot, property: replyProperty)
+            perform(snapshot, snapshot.read.notified(property: replyProperty))
             return true
         case .propertyNotify(let window, let changed, _, let deleted):
             guard let snapshot = active.values.first(where: { $0.window == window }) else { return false }
-            if changed == property && !deleted, case .incr = snapshot.phase { chunkArrived(snapshot) }
+            if changed == snapshot.read.replyProperty && !deleted { perform(snapshot, snapshot.read.chunkArrived()) }
             return true
         default:
             return false
@@ -132,44 +136,37 @@ final class Snapshotter {
     /// Skips targets whose owner has not answered in time.
     func expire(now: MonotonicInstant) {
         for snapshot in active.values where snapshot.deadline <= now {
-            let target: String
-            switch snapshot.phase {
-            case .targets: target = "TARGETS"
-            case .hint(let t), .data(let t), .incr(let t, _, _): target = t
-            }
+            _ = snapshot.read.timedOut()
             snapshot.consecutiveTimeouts += 1
-            // A fresh window, so that a late reply cannot be taken for the next target's data.
-            x.destroyWindow(snapshot.window)
-            snapshot.window = x.createWindow(eventMask: [.propertyChange])
-            if case .targets = snapshot.phase {
+            freshWindow(snapshot)
+            if case .targets = snapshot.purpose {
                 // The manager logs the failure: one line.
                 finish(snapshot, .failed("the owner did not answer TARGETS within \(ownerTimeout)"))
                 continue
             }
-            log.info("the owner of \(snapshot.request.name) did not answer \(target) within \(ownerTimeout)")
+            log.info("the owner of \(snapshot.request.name) did not answer \(snapshot.name) within \(ownerTimeout)")
+            snapshot.skipped.append(snapshot.name)
             if snapshot.consecutiveTimeouts >= 2 {
-                snapshot.skipped.append(target)
                 snapshot.skipped += snapshot.queue
                 snapshot.queue = []
-                next(snapshot)
-            } else {
-                snapshot.skipped.append(target)
-                next(snapshot)
             }
+            next(snapshot)
         }
     }
 
     // MARK: - Steps
 
-    private func convert(_ snapshot: Active, _ target: String) {
-        switch snapshot.phase {
-        case .hint: break
-        default: snapshot.phase = target == "TARGETS" ? .targets : .data(target)
-        }
-        snapshot.deadline = clock.now() + ownerTimeout
-        snapshot.targetStarted = clock.now()
+    private func ask(_ snapshot: Active, _ target: String, purpose: Purpose) {
+        let cap = purpose == .targets ? 1 << 20 : purpose == .hint ? 64 : min(policy.cap(for: target), policy.snapshotCap - snapshot.total)
+        let atom = x.intern(target)
+        snapshot.purpose = purpose
+        snapshot.name = target
+        snapshot.read = SelectionRead(target: atom, property: property, cap: cap, incrAtom: x.atoms.incr)
+        let now = clock.now()
+        snapshot.deadline = now + ownerTimeout
+        snapshot.targetStarted = now
         x.deleteProperty(snapshot.window, property)
-        x.convertSelection(snapshot.request.selection, target: x.intern(target), property: property,
+        x.convertSelection(snapshot.request.selection, target: atom, property: property,
                            requestor: snapshot.window, time: .currentTime)
     }
 
@@ -180,140 +177,90 @@ final class Snapshotter {
                    ?? .failed("no target could be read"))
             return
         }
-        convert(snapshot, snapshot.queue.removeFirst())
+        ask(snapshot, snapshot.queue.removeFirst(), purpose: .data)
     }
 
-    private func received(_ snapshot: Active, property replyProperty: Atom) {
-        let target: String
-        switch snapshot.phase {
-        case .targets: target = "TARGETS"
-        case .hint(let t), .data(let t): target = t
-        case .incr: return   // a duplicate notify (xsel sends one at the end of INCR): ignore
-        }
-        guard !replyProperty.isNone else {
-            if case .targets = snapshot.phase { finish(snapshot, .failed("the owner refused TARGETS")); return }
-            snapshot.skipped.append(target)
-            next(snapshot)
+    /// Carries out what the requestor state machine asks until it waits or finishes.
+    private func perform(_ snapshot: Active, _ first: SelectionRead.Step) {
+        var step = first
+        while true {
+            switch step {
+            case .readProperty(let maximumBytes):
+                step = snapshot.read.replyRead(x.getProperty(snapshot.window, snapshot.read.replyProperty,
+                                                            delete: true, maximumBytes: maximumBytes))
+                continue
+            case .deleteProperty:
+                x.deleteProperty(snapshot.window, snapshot.read.replyProperty)
+                received(snapshot, .failure(snapshot.read.overCapFailure))
+            case .wait:
+                let now = clock.now()
+                snapshot.deadline = now + ownerTimeout
+                snapshot.consecutiveTimeouts = 0
+                if snapshot.read.isTransferring && now - snapshot.targetStarted >= transferBudget {
+                    _ = snapshot.read.abandon("too long")
+                    log.info("stopped reading \(snapshot.name) of \(snapshot.request.name): the transfer lasted longer than \(transferBudget)")
+                    freshWindow(snapshot)
+                    snapshot.skipped.append(snapshot.name)
+                    next(snapshot)
+                }
+            case .finished(let result):
+                snapshot.consecutiveTimeouts = 0
+                received(snapshot, result)
+            }
             return
         }
-        snapshot.consecutiveTimeouts = 0
-        let cap = target == "TARGETS" ? 1 << 20 : min(policy.cap(for: target), policy.snapshotCap - snapshot.total)
-        let read = x.getProperty(snapshot.window, replyProperty, delete: true, maximumBytes: max(cap, 0) + 1)
-        guard let value = read.value else {
-            snapshot.skipped.append(target)
-            next(snapshot)
-            return
-        }
-        if value.type == x.atoms.incr {
-            let size = Int(value.atoms.first?.rawValue ?? 0)
-            let draining = size > cap
-            if draining { log.info("skipping \(target) of \(snapshot.request.name): \(size) bytes is over its cap of \(cap)") }
-            snapshot.phase = .incr(target, IncrReceive(cap: max(cap, 0), sizeHint: draining ? 0 : size), draining: draining)
-            snapshot.deadline = clock.now() + ownerTimeout
-            return
-        }
-        if read.bytesAfter > 0 || value.byteCount > cap {
-            x.deleteProperty(snapshot.window, replyProperty)
-            log.info("skipping \(target) of \(snapshot.request.name): over its cap of \(cap) bytes")
-            snapshot.skipped.append(target)
-            next(snapshot)
-            return
-        }
-        switch snapshot.phase {
-        case .targets:
+    }
+
+    private func received(_ snapshot: Active, _ result: Result<PropertyValue, SelectionReadFailure>) {
+        let target = snapshot.name
+        switch (snapshot.purpose, result) {
+        case (.targets, .failure(.refused)):
+            finish(snapshot, .failed("the owner refused TARGETS"))
+        case (.targets, .failure(let failure)):
+            finish(snapshot, .failed("TARGETS could not be read: \(failure)"))
+        case (.targets, .success(let value)):
             let names = value.atoms.compactMap { x.name(of: $0) }
-            if names.contains(where: { ["org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType",
-                                         "application/x-nspasteboard-concealed-type"].contains($0) }) {
+            if names.contains(where: SnapshotPolicy.concealedMarkers.contains) {
                 finish(snapshot, .secret)
                 return
             }
             snapshot.queue = policy.plan(offered: names)
-            if names.contains("x-kde-passwordManagerHint") {
-                snapshot.phase = .hint("x-kde-passwordManagerHint")
-                convert(snapshot, "x-kde-passwordManagerHint")
+            if names.contains(SnapshotPolicy.passwordManagerHint) {
+                ask(snapshot, SnapshotPolicy.passwordManagerHint, purpose: .hint)
             } else {
+                snapshot.purpose = .data
                 next(snapshot)
             }
-        case .hint:
-            if SnapshotPolicy.isSecretHint(value.bytes ?? []) {
+        case (.hint, let result):
+            if case .success(let value) = result, SnapshotPolicy.isSecretHint(value.bytes ?? []) {
                 finish(snapshot, .secret)
             } else {
-                snapshot.phase = .data("")
+                snapshot.purpose = .data
                 next(snapshot)
             }
-        case .data(let type):
-            record(snapshot, type, value)
-            next(snapshot)
-        case .incr:
-            break
-        }
-    }
-
-    private func chunkArrived(_ snapshot: Active) {
-        guard case .incr(let target, var receive, var draining) = snapshot.phase else { return }
-        // Take the receiver out of the phase while it grows: the enum would otherwise share its buffer and
-        // every chunk would copy all that came before (ten 10 MiB copies for a 10 MiB target). Every path
-        // below puts a phase back (`next` sets the next target's).
-        snapshot.phase = .data(target)
-        let read = x.getProperty(snapshot.window, property, delete: true, maximumBytes: 16 << 20)
-        guard let value = read.value else {
-            snapshot.phase = .incr(target, receive, draining: draining)
-            return
-        }
-        let now = clock.now()
-        snapshot.deadline = now + ownerTimeout
-        if value.byteCount == 0 {   // the end of the stream
-            if draining {
-                snapshot.skipped.append(target)
-            } else {
-                record(snapshot, target, PropertyValue(type: receive.type ?? value.type, bytes: receive.data))
-            }
-            next(snapshot)
-            return
-        }
-        if !draining {
+        case (.data, .success(let value)):
             if let bytes = value.bytes {
-                switch receive.receive(type: value.type, bytes: bytes) {
-                case .needMore, .complete:
-                    break
-                case .overCap:
-                    log.info("skipping \(target) of \(snapshot.request.name): over its cap while streaming")
-                    draining = true
-                case .typeMismatch:
-                    log.info("skipping \(target) of \(snapshot.request.name): a chunk changed the type")
-                    draining = true
-                }
+                // Text that came as STRING is kept as the owner sent it; the daemon serves the rest of the family.
+                snapshot.fetched.append(Representation(type: PasteboardType(target), data: bytes))
+                snapshot.total += bytes.count
             } else {
-                // Keeping the other chunks would store the target with a hole in it.
-                log.info("skipping \(target) of \(snapshot.request.name): a chunk came with format \(value.format), not 8")
-                draining = true
+                snapshot.skipped.append(target)
             }
-        }
-        if draining { receive = IncrReceive(cap: 0) }
-        snapshot.phase = .incr(target, receive, draining: draining)
-        if now - snapshot.targetStarted >= transferBudget {
-            stopReading(snapshot, target, why: "the transfer lasted longer than \(transferBudget)")
+            next(snapshot)
+        case (.data, .failure(let failure)):
+            if failure != .refused {
+                log.info("skipping \(target) of \(snapshot.request.name): \(failure)")
+            }
+            snapshot.skipped.append(target)
+            next(snapshot)
         }
     }
 
-    /// Abandons the current target mid-stream: a fresh window, so that the owner's next chunks go
-    /// nowhere (owners get BadWindow and end their side), then the next target.
-    private func stopReading(_ snapshot: Active, _ target: String, why: String) {
-        log.info("stopped reading \(target) of \(snapshot.request.name): \(why)")
+    /// A fresh window, so that a late reply (or the rest of an abandoned transfer) cannot be taken for the
+    /// next target's data; owners writing to the old one get BadWindow and end their side.
+    private func freshWindow(_ snapshot: Active) {
         x.destroyWindow(snapshot.window)
         snapshot.window = x.createWindow(eventMask: [.propertyChange])
-        snapshot.skipped.append(target)
-        next(snapshot)
-    }
-
-    private func record(_ snapshot: Active, _ target: String, _ value: PropertyValue) {
-        guard let bytes = value.bytes else {
-            snapshot.skipped.append(target)
-            return
-        }
-        // Text that came as STRING is kept as the owner sent it; the daemon serves the rest of the family.
-        snapshot.fetched.append((PasteboardType(target), bytes))
-        snapshot.total += bytes.count
     }
 
     private func finish(_ snapshot: Active, _ outcome: Outcome) {

@@ -2,7 +2,7 @@ import ControlProtocol
 import SystemSupport
 
 /// Why a request to pasteboardd failed.
-public enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
+enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No daemon listens on the control socket.
     case notRunning(socket: String)
     /// The daemon answered with an error.
@@ -12,7 +12,7 @@ public enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// The connection broke or the daemon sent something unexpected.
     case protocolFailure(String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .notRunning(let socket):
             "pasteboardd is not running (no daemon at \(socket)); start it with 'systemctl --user start pasteboardd' or run 'pasteboardd &'"
@@ -25,15 +25,15 @@ public enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertib
 
 /// A connection to pasteboardd's control socket: sends one request at a time and waits for its
 /// response, with a timeout. The hello handshake is sent with the first request, in one write.
-public final class DaemonClient {
+final class DaemonClient {
     private let fd: FileDescriptor
     private var decoder = FrameDecoder(maximumFrameLength: ControlLimits.defaultMaximumFrameLength)
     private var greeted = false
     private let clock = SystemClock()
-    public let socketPath: String
+    let socketPath: String
 
     /// Connects to the daemon of this user (`$XDG_RUNTIME_DIR/pasteboard/control.sock` or its fallback).
-    public init(environment: [String: String]) throws(DaemonClientError) {
+    init(environment: [String: String]) throws(DaemonClientError) {
         socketPath = XDGDirectories(environment: environment).controlSocket
         do { fd = try UnixSocket.connect(path: socketPath) } catch {
             throw .notRunning(socket: socketPath)
@@ -43,7 +43,7 @@ public final class DaemonClient {
     deinit { try? fd.close() }
 
     /// Sends `request` and returns the daemon's response; an `error` response is thrown.
-    public func send(_ request: ControlRequest, timeoutMilliseconds: Int = 10_000) throws(DaemonClientError) -> ControlResponse {
+    func send(_ request: ControlRequest, timeoutMilliseconds: Int = 10_000) throws(DaemonClientError) -> ControlResponse {
         try write(request)
         let deadline = clock.now() + .milliseconds(timeoutMilliseconds)
         if !greeted {
@@ -74,7 +74,7 @@ public final class DaemonClient {
     }
 
     /// Waits for the next response (also used to read `changed` events after `watch`).
-    public func receive(deadline: MonotonicInstant?) throws(DaemonClientError) -> ControlResponse {
+    func receive(deadline: MonotonicInstant?) throws(DaemonClientError) -> ControlResponse {
         while true {
             do {
                 if let body = try decoder.nextFrame() { return try ControlResponse.decode(body: body) }
@@ -100,7 +100,7 @@ public final class DaemonClient {
 }
 
 /// How a streamed `read` ended (`DaemonClient.stream`).
-public enum StreamedRead: Equatable, Sendable {
+enum StreamedRead: Equatable, Sendable {
     /// The daemon answered with `type`; every byte of its data went to the sink.
     case completed(type: String)
     /// The sink returned false; the connection is left unusable.
@@ -112,7 +112,7 @@ extension DaemonClient {
     /// `sink` piece by piece as it arrives (after `begin` with the type and total length), so a paste of
     /// any size needs no buffer of its size. Errors as `send` (an `error` answer is thrown as `.daemon`);
     /// `timeoutMilliseconds` bounds each wait for more bytes, not the whole transfer.
-    public func stream(_ request: ControlRequest, timeoutMilliseconds: Int,
+    func stream(_ request: ControlRequest, timeoutMilliseconds: Int,
                        begin: (_ type: String, _ length: Int) -> Void,
                        sink: (ArraySlice<UInt8>) -> Bool) throws(DaemonClientError) -> StreamedRead {
         try write(request)
@@ -171,9 +171,11 @@ extension DaemonClient {
     /// when it holds that pasteboard itself on `$DISPLAY` (`ControlRequest.read`: no X transfer; text
     /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does.
     /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running,
-    /// serving another display, another application owns the pasteboard, none of `types` offered, an
-    /// older daemon — and the caller asks the owner through X as before; `.failed` only once data began.
-    public static func pasteHeld(pasteboard: String, types: [String], environment: [String: String],
+    /// serving another display, another application owns the pasteboard, an older daemon — and the caller
+    /// asks the owner through X; `.refused` when the daemon holds the pasteboard and said why it cannot
+    /// give the type (nothing converts to it, the conversion failed or took too long); `.failed` only once
+    /// data began.
+    static func pasteHeld(pasteboard: String, types: [String], environment: [String: String],
                                  timeoutMilliseconds: Int, begin: (_ type: String, _ length: Int) -> Void,
                                  sink: (ArraySlice<UInt8>) -> Bool) -> HeldPaste {
         guard let display = environment["DISPLAY"], !display.isEmpty,
@@ -188,25 +190,15 @@ extension DaemonClient {
             case .stopped: return .stopped
             }
         } catch {
-            return begun ? .failed(error) : .notHeld
+            if begun { return .failed(error) }
+            if case .daemon(let code, _) = error, code != .notFound, code != .badRequest { return .refused(error) }
+            return .notHeld
         }
-    }
-
-    /// `pasteHeld` into memory: the bytes and their type, or nil when the daemon does not hold the
-    /// pasteboard (or the transfer broke: the caller then asks through X).
-    public static func readHeld(pasteboard: String, types: [String], environment: [String: String],
-                                timeoutMilliseconds: Int) -> (type: String, bytes: [UInt8])? {
-        var bytes: [UInt8] = []
-        let outcome = pasteHeld(pasteboard: pasteboard, types: types, environment: environment,
-                                timeoutMilliseconds: timeoutMilliseconds,
-                                begin: { bytes.reserveCapacity($1) }, sink: { bytes += $0; return true })
-        guard case .pasted(let type) = outcome else { return nil }
-        return (type, bytes)
     }
 }
 
 /// How a paste offered to pasteboardd first went (`DaemonClient.pasteHeld`).
-public enum HeldPaste: Equatable, Sendable {
+enum HeldPaste: Equatable, Sendable {
     /// The daemon does not hold the pasteboard (or cannot answer this way); nothing reached the sink.
     case notHeld
     /// Every byte of `type` went to the sink.
@@ -215,4 +207,6 @@ public enum HeldPaste: Equatable, Sendable {
     case stopped
     /// The transfer broke after data began.
     case failed(DaemonClientError)
+    /// The daemon holds the pasteboard and refused, with its reason.
+    case refused(DaemonClientError)
 }

@@ -1,42 +1,13 @@
 @_exported import PasteboardCore
 import ControlProtocol
 import Selection
-import XTypes
 import SystemSupport
 import XClient
+import XTypes
 
-/// Errors the library throws, each saying what failed.
-public enum PasteboardError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// pasteboardd is not running (writes, counts and change notifications need it).
-    case daemonNotRunning(String)
-    /// The pasteboard has no owner.
-    case empty
-    /// The owner does not offer the type.
-    case typeNotPresent(PasteboardType)
-    /// The owner or the daemon did not answer in time.
-    case timedOut
-    /// The X display could not be opened or was lost.
-    case display(String)
-    /// No such named pasteboard (and `create` was false).
-    case noSuchPasteboard(String)
-    /// The daemon refused the request.
-    case refused(String)
-
-    public var description: String {
-        switch self {
-        case .daemonNotRunning(let why): why
-        case .empty: "the pasteboard is empty"
-        case .typeNotPresent(let type): "the pasteboard does not offer \(type)"
-        case .timedOut: "timed out"
-        case .display(let why): why
-        case .noSuchPasteboard(let name): "no pasteboard named \(name)"
-        case .refused(let why): why
-        }
-    }
-}
-
-/// One change of a pasteboard, as `waitForChange` reports it.
+/// One change of a pasteboard, as `waitForChange` and `PasteboardWatcher` report it.
 public struct PasteboardChange: Equatable, Sendable {
+    public var pasteboard: PasteboardName
     public var changeCount: UInt64
     /// `data` (new content from pasteboardd), `sensitive`, `clear`, `foreign` (another application
     /// took it), `empty` (its owner went away).
@@ -48,9 +19,11 @@ public struct PasteboardChange: Equatable, Sendable {
 /// A pasteboard: the general one (CLIPBOARD), primary (PRIMARY), or a named one (the X selection of
 /// that name), in the spirit of UIPasteboard and NSPasteboard.
 ///
-/// Reading (`types`, `data(forType:)`) goes to the X selection directly and works whoever owns it;
-/// writing, counting and waiting for changes go through pasteboardd. One write with every
-/// representation is one change. Use an instance from one thread at a time.
+/// Reading works whoever owns the pasteboard: content pasteboardd holds comes from its socket, anything
+/// else from the X selection, and either way a type that is not offered is converted from one that is
+/// (`ConversionTable`: `data(forType: .html)` of an RTF copy is HTML). Writing, counting and waiting for
+/// changes go through pasteboardd. One write with every representation is one change. Use an instance
+/// from one thread at a time.
 ///
 /// ```swift
 /// import Pasteboard
@@ -62,6 +35,8 @@ public final class Pasteboard {
     public let name: PasteboardName
     /// How long reads wait for the owner, in milliseconds.
     public var timeoutMilliseconds = 5000
+    /// Which types exist and how they convert.
+    public let table: ConversionTable
     private let environment: [String: String]
     private var reader: SelectionReader?
     private var client: DaemonClient?
@@ -71,9 +46,10 @@ public final class Pasteboard {
     /// The primary selection (PRIMARY).
     public static var primary: Pasteboard { Pasteboard(name: .primary) }
 
-    public init(name: PasteboardName, environment: [String: String] = Environment.all) {
+    public init(name: PasteboardName, environment: [String: String] = Environment.all, table: ConversionTable = .standard) {
         self.name = name
         self.environment = environment
+        self.table = table
     }
 
     /// A named pasteboard, as `UIPasteboard(name:create:)`: with `create`, pasteboardd starts serving it
@@ -86,8 +62,7 @@ public final class Pasteboard {
         if create {
             _ = try request(.createPasteboard(name: validName.rawValue, persistent: persistent))
         } else {
-            guard case .pasteboards(let all) = try request(.pasteboards),
-                  all.contains(where: { $0.name == validName.rawValue }) else {
+            guard try PasteboardDaemon(environment: environment).pasteboards().contains(where: { $0.name == validName }) else {
                 throw .noSuchPasteboard(name)
             }
         }
@@ -105,36 +80,43 @@ public final class Pasteboard {
         }
     }
 
+    /// The changeCount pasteboardd published on the X display (the root window's
+    /// `_PASTEBOARD_CHANGE_COUNT_<NAME>`): one X round trip, no daemon connection.
+    public var publishedChangeCount: UInt64 {
+        get throws(PasteboardError) {
+            let (reader, _) = try x()
+            let property = reader.x.intern(PasteboardName.changeCountPropertyPrefix + name.rawValue)
+            let read = reader.x.getProperty(reader.x.root, property, delete: false, maximumBytes: 8)
+            guard let value = read.value, value.type == reader.x.atoms.cardinal, let count = value.atoms.first else {
+                throw .daemonNotRunning("no changeCount is published for \(name): is pasteboardd running on this display?")
+            }
+            return UInt64(count.rawValue)
+        }
+    }
+
     /// Blocks until the pasteboard changes (no polling: pasteboardd pushes the event), or the timeout.
     public func waitForChange(timeoutMilliseconds: Int? = nil) throws(PasteboardError) -> PasteboardChange {
-        let watcher = try connect(fresh: true)
-        do {
-            _ = try watcher.send(.watch(pasteboards: [name.rawValue]))
-            let deadline = timeoutMilliseconds.map { SystemClock().now() + .milliseconds($0) }
-            while true {
-                if case .changed(let board, let count, let types, let state) = try watcher.receive(deadline: deadline),
-                   board == name.rawValue {
-                    return PasteboardChange(changeCount: count, state: state, types: types.map(PasteboardType.init(rawValue:)))
-                }
-            }
-        } catch {
-            throw Self.translate(error)
-        }
+        let watcher = try PasteboardWatcher(pasteboards: [name], environment: environment)
+        return try watcher.next(timeoutMilliseconds: timeoutMilliseconds)
     }
 
     // MARK: - Writing
 
     /// Replaces the content with `items`: one change, whatever the number of items and types.
-    /// `sensitive` content is served but never stored, logged or restored.
+    /// `sensitive` content is served but never stored, logged or restored; `pasteOnce` content is cleared
+    /// after its first paste.
     @discardableResult
-    public func setItems(_ items: [PasteboardCore.PasteboardItem], sensitive: Bool = false) throws(PasteboardError) -> UInt64 {
-        try countFrom(request(.setItems(pasteboard: name.rawValue, items: try wire(items), options: sensitive ? [.sensitive] : [])))
+    public func setItems(_ items: [PasteboardItem], sensitive: Bool = false, pasteOnce: Bool = false) throws(PasteboardError) -> UInt64 {
+        var options: CopyOptions = []
+        if sensitive { options.insert(.sensitive) }
+        if pasteOnce { options.insert(.pasteOnce) }
+        return try countFrom(request(.setItems(pasteboard: name.rawValue, items: items, options: options), timeoutMilliseconds: 30_000))
     }
 
     /// Appends `items` to the content pasteboardd holds: one change per call.
     @discardableResult
-    public func addItems(_ items: [PasteboardCore.PasteboardItem]) throws(PasteboardError) -> UInt64 {
-        try countFrom(request(.addItems(pasteboard: name.rawValue, items: try wire(items))))
+    public func addItems(_ items: [PasteboardItem]) throws(PasteboardError) -> UInt64 {
+        try countFrom(request(.addItems(pasteboard: name.rawValue, items: items), timeoutMilliseconds: 30_000))
     }
 
     /// Empties the pasteboard: one change.
@@ -145,98 +127,218 @@ public final class Pasteboard {
 
     // MARK: - Reading
 
-    /// The types on offer (the owner's X targets, without the protocol's TARGETS, TIMESTAMP, MULTIPLE).
+    /// The types on offer (the owner's X targets, without the protocol's own and side effects).
     public var types: [PasteboardType] {
+        get throws(PasteboardError) {
+            let notTypes = Set(PasteboardType.protocolTargets + PasteboardType.sideEffectTargets)
+            return try targets.filter { !notTypes.contains($0) }
+        }
+    }
+
+    /// The owner's TARGETS list as it gives it, protocol targets included (`xclip -t TARGETS -o`).
+    public var targets: [PasteboardType] {
         get throws(PasteboardError) {
             let (reader, selection) = try x()
             do {
-                let protocolTargets: Set<String> = ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "DELETE",
-                                                     "INSERT_SELECTION", "INSERT_PROPERTY"]
-                return try reader.targets(selection, timeoutMilliseconds: timeoutMilliseconds)
-                    .filter { !protocolTargets.contains($0) }.map(PasteboardType.init(rawValue:))
+                return try reader.targets(selection, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
             } catch {
-                throw Self.translate(error)
+                throw PasteboardError.translate(error)
             }
         }
     }
 
-    /// The bytes for `type` (a target carrying the same data is taken if `type` itself is missing:
-    /// `UTF8_STRING` for `text/plain;charset=utf-8`, `application/rtf` for `text/rtf`...), or nil when
-    /// the owner offers none of them. Text comes back as UTF-8 whatever target carried it.
+    /// The bytes of `type` — as offered, or converted from what is offered (`ConversionTable`); plain text
+    /// comes back as UTF-8 whatever target carried it. Nil when the owner refused the type it offered.
+    /// Throws `.typeNotPresent` when nothing offered is or converts to `type`.
     public func data(forType type: PasteboardType) throws(PasteboardError) -> [UInt8]? {
-        // Content pasteboardd holds comes straight from it: the same bytes without the X transfer.
-        if let held = DaemonClient.readHeld(pasteboard: name.rawValue, types: type.equivalents.map(\.rawValue),
-                                            environment: environment, timeoutMilliseconds: timeoutMilliseconds) {
-            return held.bytes
+        var bytes: [UInt8] = []
+        do {
+            _ = try paste(type) { chunk in bytes += chunk; return true }
+        } catch .typeNotPresent {
+            return nil
         }
-        let (reader, selection) = try x()
-        let textAtoms = TextTargets(atoms: reader.x.atoms)
-        for candidate in type.equivalents {
-            do {
-                let value = try reader.read(selection, target: reader.x.intern(candidate.rawValue),
-                                            timeoutMilliseconds: timeoutMilliseconds)
-                if candidate.isText {
-                    return textAtoms.utf8(from: value, decodeCompoundText: reader.x.utf8(fromCompoundText:))
-                }
-                return value.bytes
-            } catch .refused {
-                continue
-            } catch {
-                throw Self.translate(error)
-            }
-        }
-        return nil
+        return bytes
     }
 
-    /// True when the pasteboard offers any of `types`.
+    /// Streams the bytes of `type` to `sink` as they arrive (plain text as UTF-8): the same bytes as
+    /// `data(forType:)`, without a buffer of their size when pasteboardd holds the content. Returns the
+    /// type the bytes were served as. A `sink` returning false stops the paste (`.refused`).
+    @discardableResult
+    public func paste(_ type: PasteboardType, into sink: (ArraySlice<UInt8>) -> Bool) throws(PasteboardError) -> PasteboardType {
+        // Content pasteboardd holds comes straight from it, converted there if need be.
+        var held: [UInt8] = []
+        var servedAs: PasteboardType?
+        var streams = true
+        let outcome = DaemonClient.pasteHeld(
+            pasteboard: name.rawValue, types: [type.rawValue], environment: environment,
+            timeoutMilliseconds: timeoutMilliseconds,
+            begin: { served, length in
+                servedAs = PasteboardType(served)
+                streams = table.isShownAsIs(PasteboardType(served))
+                if !streams { held.reserveCapacity(length) }
+            },
+            sink: { chunk in
+                if streams { return sink(chunk) }
+                held += chunk
+                return true
+            })
+        switch outcome {
+        case .pasted(let served):
+            if streams { return PasteboardType(served) }
+            let text = try utf8Text(Representation(type: servedAs ?? type, data: held), services: services(nil))
+            guard sink(text.data[...]) else { throw .refused("the paste was stopped") }
+            return servedAs ?? type
+        case .stopped: throw .refused("the paste was stopped")
+        case .failed(let error): throw .refused("the paste from pasteboardd broke off: \(error)")
+        case .refused(.daemon(.typeNotOffered, _)): throw .typeNotPresent(type)
+        case .refused(let error): throw PasteboardError.translate(error)
+        case .notHeld: break
+        }
+        let representation = try readThroughX(type)
+        guard sink(representation.data[...]) else { throw .refused("the paste was stopped") }
+        return representation.type
+    }
+
+    /// True when the pasteboard offers any of `types`, or something that converts to one
+    /// (`data(forType:)` would give it).
     public func contains(types wanted: [PasteboardType]) throws(PasteboardError) -> Bool {
-        let offered = Set(try types)
-        return wanted.contains { !offered.isDisjoint(with: $0.equivalents) }
+        let offered = try types
+        return wanted.contains { table.plan(producing: $0, from: offered) != nil }
     }
 
     /// The items. When pasteboardd holds the content these are the items as written; when another
-    /// application owns the pasteboard there is one item, with every type it offers (read now).
-    public var items: [PasteboardCore.PasteboardItem] {
+    /// application owns the pasteboard there is one item, with every type it offers as the owner sends it
+    /// (read now).
+    public var items: [PasteboardItem] {
         get throws(PasteboardError) {
-            do {
-                if case .items(let items) = try request(.items(pasteboard: name.rawValue)) {
-                    return try items.map { item throws(PasteboardError) in
-                        do { return try PasteboardCore.PasteboardItem(item.representations.map { (PasteboardType($0.type), $0.data) }) } catch {
-                            throw .refused("\(error)")
-                        }
-                    }
+            do { return try heldItems } catch .notHeld, .daemonNotRunning {}
+            let (reader, selection) = try x()
+            var representations: [Representation] = []
+            for type in try types where !SnapshotPolicy.neverRead.contains(type.rawValue) {
+                do {
+                    let value = try reader.read(selection, target: reader.x.intern(type.rawValue), timeoutMilliseconds: timeoutMilliseconds)
+                    if let bytes = value.bytes { representations.append(Representation(type: type, data: bytes)) }
+                } catch .refused {
+                    continue
+                } catch {
+                    throw PasteboardError.translate(error)
                 }
-            } catch .refused, .daemonNotRunning {
-                // Not held by the daemon: read the owner's targets.
             }
-            var item = PasteboardCore.PasteboardItem()
-            for type in try types where !Self.unreadable.contains(type.rawValue) {
-                if let data = try data(forType: type) { try? item.add(type, data) }
+            return representations.isEmpty ? [] : [try item(representations)]
+        }
+    }
+
+    /// The items as pasteboardd holds them; `.notHeld` when another application owns the pasteboard.
+    public var heldItems: [PasteboardItem] {
+        get throws(PasteboardError) {
+            guard case .items(let items) = try request(.items(pasteboard: name.rawValue)) else {
+                throw .refused("unexpected answer")
             }
-            return item.representations.isEmpty ? [] : [item]
+            return items
         }
     }
 
     /// The items at `indexes`, as `items` numbers them.
-    public func items(at indexes: some Sequence<Int>) throws(PasteboardError) -> [PasteboardCore.PasteboardItem] {
+    public func items(at indexes: some Sequence<Int>) throws(PasteboardError) -> [PasteboardItem] {
         let all = try items
         return indexes.filter { all.indices.contains($0) }.map { all[$0] }
     }
 
-    /// The bytes for `type` in each item at `indexes` that has it, as `data(forType:inItemSet:)`.
+    /// The bytes for `type` in each item at `indexes` that offers it — has it, or lists it as an X
+    /// requestor would see it in TARGETS (RTF for an HTML item; not HTML for a plain-text one) — as
+    /// `data(forType:inItemSet:)`.
     public func data(forType type: PasteboardType, inItemSet indexes: some Sequence<Int>) throws(PasteboardError) -> [[UInt8]] {
-        try items(at: indexes).compactMap { item in type.equivalents.lazy.compactMap { item.data(for: $0) }.first }
+        var result: [[UInt8]] = []
+        for item in try items(at: indexes) where table.advertisedTypes(for: item.types).contains(type) {
+            if let data = try data(forType: type, in: item) { result.append(data) }
+        }
+        return result
     }
 
-    /// True when any item at `indexes` has any of `types`.
+    /// True when any item at `indexes` offers any of `types` (has it, or lists it as a derived target).
     public func contains(types wanted: [PasteboardType], inItemSet indexes: some Sequence<Int>) throws(PasteboardError) -> Bool {
-        try items(at: indexes).contains { item in wanted.contains { type in type.equivalents.contains { item.data(for: $0) != nil } } }
+        try items(at: indexes).contains { item in !Set(table.advertisedTypes(for: item.types)).isDisjoint(with: wanted) }
     }
 
-    /// Targets that are not data: in-process pointers and side effects.
-    static let unreadable: Set<String> = ["GTK_TEXT_BUFFER_CONTENTS", "SAVE_TARGETS", "DELETE", "INSERT_SELECTION", "INSERT_PROPERTY"]
+    /// `type` from one item: its representation, or one converted from another (plain text as UTF-8); nil
+    /// when nothing in the item converts to it.
+    public func data(forType type: PasteboardType, in item: PasteboardItem) throws(PasteboardError) -> [UInt8]? {
+        do {
+            return try table.read(type, offered: item.types, services: services(nil), asUTF8Text: true) { (source: PasteboardType) -> Result<Representation?, Never> in
+                .success(item.data(for: source).map { Representation(type: source, data: $0) })
+            }?.data
+        } catch {
+            switch error {
+            case .read(.notOffered): return nil
+            case .read(let failure): throw .conversionFailed("\(failure)")
+            }
+        }
+    }
 
     // MARK: - Plumbing
+
+    /// Reads `type` from the owner through X: what is read is chosen from the owner's TARGETS (or, for an
+    /// owner that answers no TARGETS, the type and its aliases asked in turn), the reply's type is checked,
+    /// and the value converted to `type`.
+    private func readThroughX(_ type: PasteboardType) throws(PasteboardError) -> Representation {
+        let (reader, selection) = try x()
+        let offered: [[PasteboardType]]
+        do {
+            let targets = try reader.targets(selection, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
+            offered = [targets]
+        } catch .refused {
+            offered = table.aliases(of: type).map { [$0] }
+        } catch {
+            throw PasteboardError.translate(error)
+        }
+        let services = services(reader.x)
+        for candidates in offered {
+            do {
+                let read = try table.read(type, offered: candidates, services: services, asUTF8Text: true) { source in
+                    fetch(source, reader: reader, selection: selection)
+                }
+                if let read { return read }
+            } catch {
+                switch error {
+                case .source(let failure): throw PasteboardError.translate(failure)
+                case .read(.notOffered): continue
+                case .read(.wrongReplyType(let asked, let got)):
+                    throw .badReply("the owner of \(name) answered \(asked) with \(got) data")
+                case .read(.conversionFailed(let failure)): throw .conversionFailed("\(failure)")
+                }
+            }
+        }
+        throw .typeNotPresent(type)
+    }
+
+    /// One target read through X: the owner's value and the type it came as (nil when it refused).
+    private func fetch(_ source: PasteboardType, reader: SelectionReader, selection: Atom) -> Result<Representation?, SelectionReadError> {
+        do {
+            let value = try reader.read(selection, target: reader.x.intern(source.rawValue), timeoutMilliseconds: timeoutMilliseconds)
+            guard let bytes = value.bytes else {
+                return .success(Representation(type: PasteboardType("format-\(value.format)"), data: []))
+            }
+            return .success(Representation(type: PasteboardType(reader.x.name(of: value.type) ?? "None"), data: bytes))
+        } catch .refused {
+            return .success(nil)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func utf8Text(_ representation: Representation, services: ConversionServices) throws(PasteboardError) -> Representation {
+        do { return try table.utf8Text(representation, services: services) } catch {
+            throw .conversionFailed("\(error)")
+        }
+    }
+
+    private func services(_ x: (any XDisplay)?) -> ConversionServices {
+        ConversionServices(codePages: CodePageFunction.system, compoundText: x ?? (try? self.x().0.x))
+    }
+
+    private func item(_ representations: [Representation]) throws(PasteboardError) -> PasteboardItem {
+        do { return try PasteboardItem(representations) } catch { throw .badReply("\(error)") }
+    }
 
     private func x() throws(PasteboardError) -> (SelectionReader, Atom) {
         if reader == nil {
@@ -247,21 +349,13 @@ public final class Pasteboard {
         return (reader!, reader!.x.intern(name.rawValue))
     }
 
-    private func connect(fresh: Bool = false) throws(PasteboardError) -> DaemonClient {
-        if !fresh, let client { return client }
+    private func request(_ request: ControlRequest, timeoutMilliseconds: Int = 10_000) throws(PasteboardError) -> ControlResponse {
         do {
-            let connection = try DaemonClient(environment: environment)
-            if !fresh { client = connection }
-            return connection
+            if client == nil { client = try DaemonClient(environment: environment) }
+            return try client!.send(request, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
-            throw Self.translate(error)
-        }
-    }
-
-    private func request(_ request: ControlRequest) throws(PasteboardError) -> ControlResponse {
-        do { return try connect().send(request) } catch {
             client = nil
-            throw Self.translate(error)
+            throw PasteboardError.translate(error)
         }
     }
 
@@ -269,26 +363,9 @@ public final class Pasteboard {
         guard case .changeCount(_, let count) = response else { throw .refused("unexpected answer") }
         return count
     }
+}
 
-    private func wire(_ items: [PasteboardCore.PasteboardItem]) throws(PasteboardError) -> [ControlProtocol.PasteboardItem] {
-        do {
-            return try items.map { try ControlProtocol.PasteboardItem($0.representations.map { (type: $0.type.rawValue, data: $0.data) }) }
-        } catch {
-            throw .refused("\(error)")
-        }
-    }
-
-    static func translate(_ error: any Error) -> PasteboardError {
-        switch error {
-        case let error as PasteboardError: return error
-        case DaemonClientError.notRunning: return .daemonNotRunning("\(error)")
-        case DaemonClientError.timedOut: return .timedOut
-        case let DaemonClientError.daemon(_, message):
-            return .refused(message)
-        case SelectionReadError.empty: return .empty
-        case SelectionReadError.timedOut: return .timedOut
-        case SelectionReadError.connectionLost: return .display("the X connection was lost")
-        default: return .refused("\(error)")
-        }
-    }
+extension CodePageFunction {
+    /// glibc's iconv, for the double-byte code pages RichText has no tables for.
+    public static let system = CodePageFunction { IconvCodePages().decode($0, codePage: $1) }
 }

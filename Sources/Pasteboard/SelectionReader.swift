@@ -1,7 +1,6 @@
 import Selection
-import XTypes
 import SystemSupport
-import XClient
+import XTypes
 
 /// Why a selection could not be read.
 public enum SelectionReadError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -13,7 +12,7 @@ public enum SelectionReadError: Error, Equatable, Sendable, CustomStringConverti
     case timedOut
     /// The data is larger than the caller's cap.
     case tooLarge(Int)
-    /// The owner sent a malformed INCR stream.
+    /// The owner sent a malformed INCR transfer (read to its end and thrown away).
     case malformedTransfer(String)
     case connectionLost
 
@@ -27,23 +26,37 @@ public enum SelectionReadError: Error, Equatable, Sendable, CustomStringConverti
         case .connectionLost: "the X connection was lost"
         }
     }
+
+    init(_ failure: SelectionReadFailure) {
+        switch failure {
+        case .refused: self = .refused
+        case .tooLarge(let cap, _): self = .tooLarge(cap)
+        case .malformed(let why): self = .malformedTransfer(why)
+        case .timedOut, .abandoned: self = .timedOut
+        }
+    }
 }
 
-/// Reads selections as an ICCCM requestor, blocking the calling thread with a timeout: convert, wait
-/// for SelectionNotify, read the property, and follow INCR to the end.
+/// Reads selections as an ICCCM requestor, blocking the calling thread with a timeout: a driver of
+/// `SelectionRead`, the requestor state machine the daemon's snapshots drive too (one policy: an INCR
+/// transfer over the cap or malformed is drained to its end before the error is reported).
 ///
 /// Uses one window and one property of its own; each read starts from a deleted property, so a late
 /// reply to an earlier request cannot be mistaken for data.
 public final class SelectionReader {
-    public let x: XConnection
-    private let window: WindowID
+    public let x: any XDisplay
+    private var window: WindowID
     private let property: Atom
-    private let clock = SystemClock()
-    /// How long to wait for an answer before asking again.
+    private let clock: any MonotonicClock
+    /// How long to wait for an answer before asking again: some owners drop requests that arrive while
+    /// they are busy (xclip serves one INCR transfer at a time and ignores everything else meanwhile).
     static let retryInterval: Duration = .seconds(1)
+    /// How long one transfer (a drain included) may last in all, in timeouts: a bound whatever the owner does.
+    static let transferBudgetInTimeouts = 10
 
-    public init(x: XConnection) {
+    public init(x: any XDisplay, clock: any MonotonicClock = SystemClock()) {
         self.x = x
+        self.clock = clock
         window = x.createWindow(eventMask: [.propertyChange])
         property = x.intern("_PASTEBOARD_SELECTION")
     }
@@ -56,60 +69,70 @@ public final class SelectionReader {
     /// The current owner of `selection` (one round trip).
     public func owner(of selection: Atom) -> WindowID { x.selectionOwner(selection) }
 
-    /// Converts `selection` to `target` and returns the value.
+    /// Converts `selection` to `target` and returns the value (the owner's type included, for the caller
+    /// to check against what it asked for).
     /// - Parameters:
     ///   - timeoutMilliseconds: how long to wait for the owner's answer, and for each INCR chunk.
     ///   - cap: the most bytes accepted.
     public func read(_ selection: Atom, target: Atom, timeoutMilliseconds: Int, cap: Int = 1 << 30) throws(SelectionReadError) -> PropertyValue {
         if owner(of: selection).isNone { throw .empty }
         let timeout = Duration.milliseconds(timeoutMilliseconds)
-        let finalDeadline = clock.now() + timeout
-        var deadline = finalDeadline
-        // Some owners drop requests that arrive while they are busy (xclip serves one INCR transfer at a
-        // time and ignores everything else meanwhile), so an unanswered request is asked again every
-        // second until the timeout. The content is the same whichever reply arrives.
-        var notified: XEventValue?
-        while notified == nil {
-            x.deleteProperty(window, property)
-            x.convertSelection(selection, target: target, property: property, requestor: window, time: .currentTime)
-            x.flush()
-            let attemptDeadline = min(clock.now() + Self.retryInterval, finalDeadline)
-            do {
-                notified = try waitFor(deadline: attemptDeadline) { event in
-                    if case .selectionNotify(let requestor, let s, _, _, _) = event { return requestor == window && s == selection }
-                    return false
-                }
-            } catch .timedOut where clock.now() < finalDeadline {
-                if owner(of: selection).isNone { throw .empty }
-            }
-        }
-        guard let notified else { throw .timedOut }
-        guard case .selectionNotify(_, _, _, let replyProperty, _) = notified, !replyProperty.isNone else {
-            throw .refused
-        }
-        let read = x.getProperty(window, replyProperty, delete: true, maximumBytes: cap + 1)
-        guard let value = read.value else { throw .refused }
-        if read.bytesAfter > 0 || value.byteCount > cap { throw .tooLarge(cap) }
-        guard value.type == x.atoms.incr else { return value }
-
-        // INCR: reading the header with delete started the stream; collect chunks until a zero-length one.
-        var receive = IncrReceive(cap: cap, sizeHint: Int(value.atoms.first?.rawValue ?? 0))
+        let started = clock.now()
+        var read = SelectionRead(target: target, property: property, cap: cap, incrAtom: x.atoms.incr)
+        var deadline = started + timeout
+        var nextAsk = started
         while true {
-            deadline = clock.now() + timeout
-            _ = try waitFor(deadline: deadline) { event in
-                if case .propertyNotify(let w, let p, _, let deleted) = event { return w == window && p == replyProperty && !deleted }
-                return false
+            let now = clock.now()
+            if read.phase == .asking && now >= nextAsk && now < deadline {
+                x.deleteProperty(window, property)
+                x.convertSelection(selection, target: target, property: property, requestor: window, time: .currentTime)
+                x.flush()
+                nextAsk = now + Self.retryInterval
             }
-            let chunk = x.getProperty(window, replyProperty, delete: true, maximumBytes: cap + 1)
-            guard let chunkValue = chunk.value else { continue }
-            guard case .bytes(let bytes) = chunkValue.items else {
-                throw .malformedTransfer("a chunk of format \(chunkValue.format)")
+            if read.isTransferring && now - started >= timeout * Self.transferBudgetInTimeouts {
+                let failure = read.abandon("the transfer lasted longer than \(timeout * Self.transferBudgetInTimeouts)")
+                freshWindow()
+                throw SelectionReadError(failure)
             }
-            switch receive.receive(type: chunkValue.type, bytes: bytes) {
-            case .needMore: continue
-            case .complete: return PropertyValue(type: receive.type ?? chunkValue.type, bytes: receive.data)
-            case .overCap: throw .tooLarge(cap)
-            case .typeMismatch: throw .malformedTransfer("chunks of different types")
+            let event: XEventValue
+            do {
+                event = try waitFor(deadline: read.phase == .asking ? min(nextAsk, deadline) : deadline) { [window] event in
+                    switch event {
+                    case .selectionNotify(let requestor, let s, _, _, _): return requestor == window && s == selection
+                    case .propertyNotify(let w, let p, _, let deleted): return w == window && p == read.replyProperty && !deleted
+                    default: return false
+                    }
+                }
+            } catch .timedOut {
+                if clock.now() < deadline && read.phase == .asking {
+                    if owner(of: selection).isNone { throw .empty }
+                    continue
+                }
+                let failure = read.timedOut()
+                if case .asking = read.phase {} else { freshWindow() }
+                throw SelectionReadError(failure)
+            }
+            var step: SelectionRead.Step
+            switch event {
+            case .selectionNotify(_, _, _, let replyProperty, _): step = read.notified(property: replyProperty)
+            default: step = read.chunkArrived()
+            }
+            while true {
+                switch step {
+                case .readProperty(let maximumBytes):
+                    step = read.replyRead(x.getProperty(window, read.replyProperty, delete: true, maximumBytes: maximumBytes))
+                    continue
+                case .deleteProperty:
+                    x.deleteProperty(window, read.replyProperty)
+                    throw SelectionReadError(read.overCapFailure)
+                case .wait:
+                    deadline = clock.now() + timeout
+                case .finished(.success(let value)):
+                    return value
+                case .finished(.failure(let failure)):
+                    throw SelectionReadError(failure)
+                }
+                break
             }
         }
     }
@@ -123,6 +146,13 @@ public final class SelectionReader {
         return atoms.compactMap { x.name(of: $0) }
     }
 
+    /// A new window for the next read, so that chunks of an abandoned transfer go nowhere (the owner
+    /// gets BadWindow and ends its side).
+    private func freshWindow() {
+        x.destroyWindow(window)
+        window = x.createWindow(eventMask: [.propertyChange])
+    }
+
     /// Processes events until `matches` accepts one or the deadline passes.
     private func waitFor(deadline: MonotonicInstant, _ matches: (XEventValue) -> Bool) throws(SelectionReadError) -> XEventValue {
         while true {
@@ -133,7 +163,8 @@ public final class SelectionReader {
             if x.isConnectionLost { throw .connectionLost }
             let now = clock.now()
             if now >= deadline { throw .timedOut }
-            let ready = (try? Poller.wait([PollRequest(FileDescriptor(rawValue: x.fileDescriptor), .readable)],
+            guard let descriptor = x.pollDescriptor else { throw .timedOut }
+            let ready = (try? Poller.wait([PollRequest(FileDescriptor(rawValue: descriptor), .readable)],
                                           timeoutMilliseconds: now.millisecondsUntil(deadline))) ?? []
             if let events = ready.first, events.contains(.hangup) || events.contains(.error) {
                 _ = x.pendingEvents()

@@ -1,39 +1,71 @@
-import Selection
-import XTypes
+/// One representation of an item: a type and its bytes, never re-encoded.
+public struct Representation: Hashable, Sendable {
+    public var type: PasteboardType
+    public var data: [UInt8]
 
-/// One item on a pasteboard: the same content in several representations, each a type and its bytes.
-/// Order is the owner's preference; a type appears at most once.
-public struct PasteboardItem: Equatable, Sendable {
-    public private(set) var representations: [(type: PasteboardType, data: [UInt8])]
-
-    public init() { representations = [] }
-
-    /// - Throws: `PasteboardItemError.duplicateType` when a type repeats.
-    public init(_ representations: [(type: PasteboardType, data: [UInt8])]) throws(PasteboardItemError) {
-        self.representations = []
-        for (type, data) in representations { try add(type, data) }
-    }
-
-    /// Adds a representation; a type may be added once.
-    public mutating func add(_ type: PasteboardType, _ data: [UInt8]) throws(PasteboardItemError) {
-        if representations.contains(where: { $0.type == type }) { throw .duplicateType(type) }
-        representations.append((type, data))
-    }
-
-    public var types: [PasteboardType] { representations.map(\.type) }
-    public func data(for type: PasteboardType) -> [UInt8]? { representations.first { $0.type == type }?.data }
-    public var byteCount: Int { representations.reduce(0) { $0 + $1.data.count } }
-
-    public static func == (a: PasteboardItem, b: PasteboardItem) -> Bool {
-        a.representations.count == b.representations.count
-            && zip(a.representations, b.representations).allSatisfy { $0.type == $1.type && $0.data == $1.data }
+    public init(type: PasteboardType, data: [UInt8]) {
+        self.type = type
+        self.data = data
     }
 }
 
+/// One thing on a pasteboard, offered in one or more representations, in the owner's order of preference.
+///
+/// Every value is valid: 1 to `PasteboardLimits.maximumRepresentationsPerItem` representations with
+/// distinct type names of 1 to `PasteboardLimits.maximumTypeNameLength` bytes of UTF-8 without NUL. The
+/// same item is what the library writes, what the control protocol carries and what the daemon serves.
+public struct PasteboardItem: Hashable, Sendable {
+    /// The representations, in the order they were given.
+    public let representations: [Representation]
+
+    /// - Throws: `PasteboardItemError` when the representations break a rule above.
+    public init(_ representations: [Representation]) throws(PasteboardItemError) {
+        guard !representations.isEmpty else { throw .empty }
+        guard representations.count <= PasteboardLimits.maximumRepresentationsPerItem else {
+            throw .tooManyRepresentations(representations.count)
+        }
+        var seen = Set<PasteboardType>()
+        for (index, representation) in representations.enumerated() {
+            let name = representation.type.rawValue
+            if name.isEmpty { throw .invalidTypeName(index: index, reason: "is empty") }
+            if name.utf8.count > PasteboardLimits.maximumTypeNameLength {
+                throw .invalidTypeName(index: index, reason: "is \(name.utf8.count) bytes, more than \(PasteboardLimits.maximumTypeNameLength)")
+            }
+            if name.utf8.contains(0) { throw .invalidTypeName(index: index, reason: "contains a NUL byte") }
+            guard seen.insert(representation.type).inserted else { throw .duplicateType(representation.type) }
+        }
+        self.representations = representations
+    }
+
+    /// An item from `(type, data)` pairs, as `init(_:)`.
+    public init(_ pairs: [(type: PasteboardType, data: [UInt8])]) throws(PasteboardItemError) {
+        try self.init(pairs.map { Representation(type: $0.type, data: $0.data) })
+    }
+
+    /// The type names, in order.
+    public var types: [PasteboardType] { representations.map(\.type) }
+    /// The bytes offered for `type`, or nil.
+    public func data(for type: PasteboardType) -> [UInt8]? { representations.first { $0.type == type }?.data }
+    /// Total bytes of data over all representations.
+    public var byteCount: Int { representations.reduce(0) { $0 + $1.data.count } }
+}
+
+/// Why representations do not make an item.
 public enum PasteboardItemError: Error, Equatable, Sendable, CustomStringConvertible {
+    case empty
+    case tooManyRepresentations(Int)
+    /// The type name at `index` breaks a rule.
+    case invalidTypeName(index: Int, reason: String)
     case duplicateType(PasteboardType)
+
     public var description: String {
-        switch self { case .duplicateType(let t): "type \(t) given twice in one item" }
+        switch self {
+        case .empty: "an item needs at least one representation"
+        case .tooManyRepresentations(let count):
+            "an item has at most \(PasteboardLimits.maximumRepresentationsPerItem) representations, not \(count)"
+        case .invalidTypeName(let index, let reason): "the type name of representation \(index) \(reason)"
+        case .duplicateType(let type): "type \(type) given twice in one item"
+        }
     }
 }
 
@@ -72,16 +104,23 @@ public struct PasteboardContent: Equatable, Sendable {
         return items.lazy.compactMap { $0.data(for: type) }.first
     }
 
-    /// The plain text of the first item that carries any text target, as UTF-8 (`STRING` is Latin-1
-    /// and is decoded), with the type it came from. `COMPOUND_TEXT` is not decoded here (it needs Xlib).
-    public var utf8Text: (type: PasteboardType, bytes: [UInt8])? {
-        for item in items {
-            for (type, data) in item.representations where type.isText && type != .compoundText {
-                return (type, type == .string ? Latin1.decode(data) : data)
-            }
-        }
-        return nil
-    }
-
     public var byteCount: Int { items.reduce(0) { $0 + $1.byteCount } }
+}
+
+/// Every limit of the pasteboard model, in one place: the library, the control protocol and the daemon
+/// check against these.
+public enum PasteboardLimits {
+    /// Representations (types) per item.
+    public static let maximumRepresentationsPerItem = 64
+    /// Items on one pasteboard (and in one message).
+    public static let maximumItems = 1024
+    /// Bytes of UTF-8 in a type name (a MIME type or an X atom name).
+    public static let maximumTypeNameLength = 255
+    /// Bytes of UTF-8 in a pasteboard name.
+    public static let maximumPasteboardNameLength = 255
+    /// Pasteboards one daemon serves at once (CLIPBOARD and PRIMARY included).
+    public static let maximumPasteboards = 64
+    /// The most bytes one copy may carry: what one control message holds by default (320 MiB), less room
+    /// for its framing. `pb copy` reads at most this much; the daemon refuses larger messages.
+    public static let maximumCopyBytes = (320 << 20) - (1 << 20)
 }

@@ -13,10 +13,7 @@ public struct PasteboardName: RawRepresentable, Hashable, Sendable, CustomString
     public static let standard: [PasteboardName] = [.general, .primary, .secondary]
     public var isStandard: Bool { Self.standard.contains(self) }
 
-    /// The longest name accepted, in UTF-8 bytes.
-    public static let maximumLength = 255
-
-    /// Validates a user-supplied name: not empty, no NUL or control characters, at most 255 bytes.
+    /// Validates a user-supplied name: not empty, no NUL or control characters, at most `PasteboardLimits.maximumPasteboardNameLength` bytes.
     /// `general`, `clipboard` and `primary` (any case) and macOS's `-pboard general` spellings map to
     /// the standard selections.
     public static func named(_ name: String) -> PasteboardName? {
@@ -26,8 +23,12 @@ public struct PasteboardName: RawRepresentable, Hashable, Sendable, CustomString
         case "secondary", "s": return .secondary
         default: break
         }
-        guard !name.isEmpty, name.utf8.count <= maximumLength,
+        guard !name.isEmpty, name.utf8.count <= PasteboardLimits.maximumPasteboardNameLength,
               !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         return PasteboardName(rawValue: name)
     }
+
+    /// The prefix of the root-window property (CARDINAL/32) in which pasteboardd publishes a pasteboard's
+    /// changeCount: `_PASTEBOARD_CHANGE_COUNT_CLIPBOARD`.
+    public static let changeCountPropertyPrefix = "_PASTEBOARD_CHANGE_COUNT_"
 }

@@ -2,8 +2,8 @@
 ///
 /// Types are named as X targets are (MIME types such as `text/html`, or atom names such as
 /// `UTF8_STRING`), since every representation is served to X peers under its own name. `PasteboardType`
-/// also knows Apple's uniform type identifiers and the short aliases the command line accepts, and
-/// which names denote the same data (`public.utf8-plain-text` = `UTF8_STRING` = `text/plain;charset=utf-8`).
+/// also knows Apple's uniform type identifiers and the short aliases the command line accepts; which
+/// names carry the same data, and how one becomes another, is `ConversionTable`'s business.
 public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The X target name under which this type is served.
     public var rawValue: String
@@ -28,13 +28,11 @@ public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomString
     public static let png = PasteboardType("image/png")
     public static let uriList = PasteboardType("text/uri-list")
 
-    /// The X targets that carry plain text, in the order owners list them.
-    public static let textFamily: [PasteboardType] = [.utf8String, .utf8PlainText, .plainText, .string, .text, .compoundText]
-    /// The X targets that carry RTF (LibreOffice puts RTF under `text/richtext` too).
-    public static let rtfFamily: [PasteboardType] = [.rtf, .applicationRTF, .richText]
-
-    /// True for targets that carry plain text.
-    public var isText: Bool { Self.textFamily.contains(self) }
+    /// The targets the selection protocol answers itself (ICCCM 2.6.2), never content.
+    public static let protocolTargets: [PasteboardType] = [PasteboardType("TARGETS"), PasteboardType("TIMESTAMP"), PasteboardType("MULTIPLE")]
+    /// Targets whose conversion is a side effect (ICCCM 2.6.3), never content: owners refuse them, readers skip them.
+    public static let sideEffectTargets: [PasteboardType] = [PasteboardType("DELETE"), PasteboardType("INSERT_SELECTION"),
+                                                             PasteboardType("INSERT_PROPERTY"), PasteboardType("SAVE_TARGETS")]
 
     // MARK: Names users type
 
@@ -54,20 +52,12 @@ public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomString
     ]
 
     /// Resolves what a user typed: an alias, a UTI, or any MIME type or atom name as it is.
-    /// Returns nil for an empty name, one with a NUL or control character, or one over 255 bytes.
+    /// Returns nil for an empty name, one with a NUL or control character, or one over `PasteboardLimits.maximumTypeNameLength` bytes.
     public static func named(_ name: String) -> PasteboardType? {
-        guard !name.isEmpty, name.utf8.count <= 255,
+        guard !name.isEmpty, name.utf8.count <= PasteboardLimits.maximumTypeNameLength,
               !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         if let alias = aliases[name.lowercased()] { return alias }
         if let uti = uniformTypeIdentifiers[name] { return uti }
         return PasteboardType(name)
-    }
-
-    /// The targets that carry the same data as this one, itself first: a reader that asks for `self`
-    /// and finds it missing may take any of these instead.
-    public var equivalents: [PasteboardType] {
-        if isText { return [self] + Self.textFamily.filter { $0 != self } }
-        if Self.rtfFamily.contains(self) { return [self] + Self.rtfFamily.filter { $0 != self } }
-        return [self]
     }
 }

@@ -23,39 +23,44 @@ public struct SnapshotPolicy: Equatable, Sendable {
 
     /// Targets never read: the protocol's own, side effects, in-process pointers, and Xmu's
     /// housekeeping targets.
-    public static let neverRead: Set<String> = [
-        "TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "DELETE", "INSERT_SELECTION", "INSERT_PROPERTY",
-        "GTK_TEXT_BUFFER_CONTENTS", "TARGET_SIZES", "LENGTH", "LIST_LENGTH", "CLIENT_WINDOW", "HOST_NAME",
-        "USER", "CLASS", "NAME", "OWNER_OS", "PROCESS", "TASK", "CHARACTER_POSITION", "LINE_NUMBER",
-        "COLUMN_NUMBER", "SPAN", "IP_ADDRESS", "DECNET_ADDRESS", "_QT_SELECTION", "PIXMAP", "BITMAP",
-        "DRAWABLE", "COLORMAP", "FOREGROUND", "BACKGROUND",
+    public static let neverRead: Set<String> = Set(PasteboardType.protocolTargets.map(\.rawValue))
+        .union(PasteboardType.sideEffectTargets.map(\.rawValue))
+        .union([
+            "GTK_TEXT_BUFFER_CONTENTS", "TARGET_SIZES", "LENGTH", "LIST_LENGTH", "CLIENT_WINDOW", "HOST_NAME",
+            "USER", "CLASS", "NAME", "OWNER_OS", "PROCESS", "TASK", "CHARACTER_POSITION", "LINE_NUMBER",
+            "COLUMN_NUMBER", "SPAN", "IP_ADDRESS", "DECNET_ADDRESS", "_QT_SELECTION", "PIXMAP", "BITMAP",
+            "DRAWABLE", "COLORMAP", "FOREGROUND", "BACKGROUND",
+        ])
+
+    /// Targets whose presence alone marks the content secret (nspasteboard.org's conventions).
+    public static let concealedMarkers: Set<String> = [
+        "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType", "application/x-nspasteboard-concealed-type",
     ]
+    /// KDE's hint, whose value says whether the content is secret (`isSecretHint`).
+    public static let passwordManagerHint = "x-kde-passwordManagerHint"
+    /// Every marker by which password managers ask clipboard managers to keep their content out of history.
+    public static var secretMarkers: Set<String> { concealedMarkers.union([passwordManagerHint]) }
 
-    /// Markers by which password managers ask clipboard managers to keep their content out of history.
-    public static let secretMarkers: Set<String> = [
-        "x-kde-passwordManagerHint", "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType",
-        "application/x-nspasteboard-concealed-type",
-    ]
-
-    /// The text targets, in the order a reader prefers them (one is read, the others derived).
-    static let textPreference = ["UTF8_STRING", "text/plain;charset=utf-8", "text/plain", "STRING"]
-
-    /// The targets to read from an owner offering `offered`, in order: one text target, HTML, one RTF
-    /// target, flat RTFD, PNG (other images only when there is no PNG), URI lists, GNOME's file copy
-    /// target, then every other target.
-    public func plan(offered: [String]) -> [String] {
+    /// The targets to read from an owner offering `offered`, in order: one plain-text target (the others
+    /// are derived when served), HTML, one of the RTF aliases, flat RTFD, PNG (other images only when there
+    /// is no PNG), URI lists, GNOME's file copy target, then every other target.
+    public func plan(offered: [String], table: ConversionTable = .standard) -> [String] {
         var remaining = offered.filter { !Self.neverRead.contains($0) && !Self.secretMarkers.contains($0) }
         var order: [String] = []
         func take(_ name: String) {
             if let index = remaining.firstIndex(of: name) { order.append(name); remaining.remove(at: index) }
         }
-        func drop(_ names: [String]) { remaining.removeAll { names.contains($0) } }
+        func drop(_ names: [PasteboardType]) { remaining.removeAll { names.contains(PasteboardType($0)) } }
 
-        if let text = Self.textPreference.first(where: remaining.contains) { take(text) }
-        drop(PasteboardType.textFamily.map(\.rawValue))
+        let text = table.members(of: .plainText)
+        if let first = text.filter({ table.row(of: $0)?.readBySnapshots == true }).map(\.rawValue).first(where: remaining.contains) {
+            take(first)
+        }
+        drop(text)
         take(PasteboardType.html.rawValue)
-        if let rtf = PasteboardType.rtfFamily.map(\.rawValue).first(where: remaining.contains) { take(rtf) }
-        drop(PasteboardType.rtfFamily.map(\.rawValue))
+        let rtf = table.aliases(of: .rtf)
+        if let first = rtf.map(\.rawValue).first(where: remaining.contains) { take(first) }
+        drop(rtf)
         take(PasteboardType.flatRTFD.rawValue)
         if remaining.contains(PasteboardType.png.rawValue) {
             take(PasteboardType.png.rawValue)
@@ -70,7 +75,7 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// The cap for one target.
     public func cap(for type: String) -> Int {
         if type.hasPrefix("image/") { return imageCap }
-        if PasteboardType(type).isText || type.hasPrefix("text/") { return textCap }
+        if ConversionTable.standard.family(of: PasteboardType(type)) == .plainText || type.hasPrefix("text/") { return textCap }
         return otherCap
     }
 

@@ -46,7 +46,9 @@ public struct SelectionResponder: Sendable {
     /// Plans the answer to `request`.
     /// - Parameters:
     ///   - acquiredAt: the server time at which the caller took ownership.
-    ///   - offered: the content targets, in preference order.
+    ///   - offered: the content targets served, in preference order.
+    ///   - listed: the targets TARGETS lists (nil: `offered`); a target may be served without being listed
+    ///     (made only when a requestor asks for it by name).
     ///   - multiplePairs: for a MULTIPLE request, the ATOM_PAIR list read from the requestor's property
     ///     (nil if it could not be read); ignored otherwise.
     ///   - convert: produces a content target's value, or nil to refuse it.
@@ -54,6 +56,7 @@ public struct SelectionResponder: Sendable {
         for request: SelectionRequest,
         acquiredAt: Timestamp,
         offered: [Atom],
+        listed: [Atom]? = nil,
         multiplePairs: [Atom]?,
         convert: (Atom) -> PropertyValue?
     ) -> ReplyPlan {
@@ -71,20 +74,20 @@ public struct SelectionResponder: Sendable {
                 converted[target] = .some(value)
                 return value
             }
-            planMultiple(request, acquiredAt: acquiredAt, offered: offered, pairs: multiplePairs,
+            planMultiple(request, acquiredAt: acquiredAt, offered: offered, listed: listed ?? offered, pairs: multiplePairs,
                          convert: once, into: &plan)
             return plan
         }
         let property = request.property.isNone ? request.target : request.property
         if appendAnswer(target: request.target, property: property, requestor: request.requestor,
-                        acquiredAt: acquiredAt, offered: offered, convert: convert, into: &plan) {
+                        acquiredAt: acquiredAt, offered: offered, listed: listed ?? offered, convert: convert, into: &plan) {
             plan.notifyProperty = property
         }
         return plan
     }
 
     private func planMultiple(
-        _ request: SelectionRequest, acquiredAt: Timestamp, offered: [Atom], pairs: [Atom]?,
+        _ request: SelectionRequest, acquiredAt: Timestamp, offered: [Atom], listed: [Atom], pairs: [Atom]?,
         convert: (Atom) -> PropertyValue?, into plan: inout ReplyPlan
     ) {
         guard !request.property.isNone, let pairs, !pairs.isEmpty, pairs.count % 2 == 0 else {
@@ -109,7 +112,7 @@ public struct SelectionResponder: Sendable {
                 ok = false
             } else {
                 ok = appendAnswer(target: target, property: property, requestor: request.requestor,
-                                  acquiredAt: acquiredAt, offered: offered, convert: convert, into: &plan)
+                                  acquiredAt: acquiredAt, offered: offered, listed: listed, convert: convert, into: &plan)
             }
             if !ok {
                 result[index + 1] = .none
@@ -126,12 +129,12 @@ public struct SelectionResponder: Sendable {
 
     /// Appends the writes (and transfer) answering one target; false if refused.
     private func appendAnswer(
-        target: Atom, property: Atom, requestor: WindowID, acquiredAt: Timestamp, offered: [Atom],
+        target: Atom, property: Atom, requestor: WindowID, acquiredAt: Timestamp, offered: [Atom], listed: [Atom],
         convert: (Atom) -> PropertyValue?, into plan: inout ReplyPlan
     ) -> Bool {
         let value: PropertyValue
         if target == atoms.targets {
-            value = PropertyValue(type: atoms.atom, longs: targetsList(offered: offered).map(\.rawValue))
+            value = PropertyValue(type: atoms.atom, longs: targetsList(offered: listed).map(\.rawValue))
         } else if target == atoms.timestamp {
             value = PropertyValue(type: atoms.integer, longs: [acquiredAt.rawValue])
         } else if atoms.sideEffectTargets.contains(target) {

@@ -96,18 +96,10 @@ public final class BackgroundWriter: @unchecked Sendable {
 
     /// Starts the thread (called with the mutex held); false if it could not be started.
     private func startThread() -> Bool {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            Unmanaged<BackgroundWriter>.fromOpaque(context!).takeUnretainedValue().run()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<BackgroundWriter>.fromOpaque(context).release()
-            failures.append("cannot start the writer thread (error \(status)): writing on the event loop")
+        guard DetachedThread.start({ [self] in run() }) else {
+            failures.append("cannot start the writer thread: writing on the event loop")
             return false
         }
-        pthread_detach(thread)
         return true
     }
 

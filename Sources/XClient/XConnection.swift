@@ -20,12 +20,13 @@ public enum XConnectionError: Error, CustomStringConvertible, Sendable {
 /// Not thread-safe: every call must come from the thread that opened it (the daemon's event loop, or a
 /// command-line tool's main thread). Errors the server reports are recorded, never fatal; drain them
 /// with `takeErrors()` and match them to requests by serial (`nextRequestSerial`).
-public final class XConnection {
+public final class XConnection: XDisplay {
     let display: OpaquePointer
     /// The default screen's root window.
     public let root: WindowID
     /// The socket to poll for readability.
     public let fileDescriptor: Int32
+    public var pollDescriptor: Int32? { fileDescriptor }
     /// The protocol atoms, interned at connect time.
     public private(set) var atoms: StandardAtoms
     /// The XFixes event base, or nil when the server lacks XFixes.
@@ -153,7 +154,7 @@ public final class XConnection {
 
     /// Creates an unmapped 1×1 window on the root, for owning selections or receiving them.
     /// The corresponding Xlib function is XCreateSimpleWindow.
-    public func createWindow(eventMask: EventMask = [.propertyChange]) -> WindowID {
+    public func createWindow(eventMask: EventMask) -> WindowID {
         let raw = XCreateSimpleWindow(display, pbx_default_root_window(display), -10, -10, 1, 1, 0, 0, 0)
         let window = WindowID(UInt32(truncatingIfNeeded: raw))
         selectInput(window, eventMask)
@@ -211,21 +212,17 @@ public final class XConnection {
 
     /// Asks for XFixes selection events about `selection` on `window`.
     /// The corresponding Xlib function is XFixesSelectSelectionInput.
-    public func watchSelection(_ selection: Atom, on window: WindowID, mask: XFixesSelectionMask = .all) {
+    public func watchSelection(_ selection: Atom, on window: WindowID, mask: XFixesSelectionMask) {
         XFixesSelectSelectionInput(display, CX11.Window(window.rawValue), CX11.Atom(selection.rawValue),
                                    UInt(mask.rawValue))
     }
 
     // MARK: - Properties
 
-    public enum PropertyMode: Int32, Sendable {
-        case replace = 0, prepend = 1, append = 2
-    }
-
     /// Writes a property. Format-32 items are passed to Xlib as C longs.
     /// The corresponding Xlib function is XChangeProperty.
     public func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue,
-                               mode: PropertyMode = .replace) {
+                               mode: PropertyMode) {
         switch value.items {
         case .bytes(let bytes):
             bytes.withUnsafeBytes { changeProperty(window, property, type: value.type, bytes: $0, mode: mode) }
@@ -248,7 +245,7 @@ public final class XConnection {
 
     /// Writes format-8 data straight from `bytes` without copying it first.
     public func changeProperty(_ window: WindowID, _ property: Atom, type: Atom, bytes: UnsafeRawBufferPointer,
-                               mode: PropertyMode = .replace) {
+                               mode: PropertyMode) {
         // An empty buffer may have no base address; Xlib still wants a valid pointer, so lend it a
         // byte that lives for the duration of the call.
         var empty: UInt8 = 0
@@ -257,14 +254,6 @@ public final class XConnection {
             _ = XChangeProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
                                 CX11.Atom(type.rawValue), 8, mode.rawValue, base, Int32(bytes.count))
         }
-    }
-
-    /// A property read in one request.
-    public struct PropertyRead: Sendable {
-        /// Nil when the property does not exist.
-        public var value: PropertyValue?
-        /// Bytes left unread past `maximumBytes` (then a delete was not done).
-        public var bytesAfter: Int
     }
 
     /// Reads up to `maximumBytes` of a property, deleting it if `delete` and everything was read.
@@ -310,11 +299,11 @@ public final class XConnection {
         XDeleteProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue))
     }
 
-    // MARK: - Text encodings Xlib owns
+    // MARK: - Text encodings Xlib owns (CompoundTextCodec)
 
     /// COMPOUND_TEXT for UTF-8 text, or nil if Xlib cannot convert it.
     /// The corresponding Xlib function is Xutf8TextListToTextProperty(…, XCompoundTextStyle).
-    public func compoundText(fromUTF8 text: [UInt8]) -> PropertyValue? {
+    public func compoundText(fromUTF8 text: [UInt8]) -> [UInt8]? {
         var property = XTextProperty()
         var cString = text.map { CChar(bitPattern: $0) } + [0]
         let status = cString.withUnsafeMutableBufferPointer { buffer -> Int32 in
@@ -323,8 +312,7 @@ public final class XConnection {
         }
         guard status >= 0, let value = property.value else { return nil }
         defer { XFree(value) }
-        let bytes = Array(UnsafeBufferPointer(start: value, count: Int(property.nitems)))
-        return PropertyValue(type: atoms.compoundText, bytes: bytes)
+        return Array(UnsafeBufferPointer(start: value, count: Int(property.nitems)))
     }
 
     /// UTF-8 text for COMPOUND_TEXT bytes, or nil if Xlib cannot convert them.

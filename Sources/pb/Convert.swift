@@ -1,4 +1,5 @@
 import CLISupport
+import Pasteboard
 import RichText
 import SystemSupport
 
@@ -43,7 +44,7 @@ extension Runner {
 
         if request.info {
             do {
-                Output.line(try RichTextConverter.info(input, format: from, codePages: IconvCodePages()))
+                Output.line(try RichTextConverter.info(input, format: from, codePages: CodePageFunction.system))
                 return .success
             } catch {
                 return fail("\(error)")
@@ -52,7 +53,7 @@ extension Runner {
         guard let to else { return fail("convert needs --to FORMAT", .usage) }
         do {
             let target: DocumentFormat = to == .rtfdDirectory ? .rtfd : to
-            let output = try RichTextConverter.convert(input, from: from, to: target, codePages: IconvCodePages())
+            let output = try RichTextConverter.convert(input, from: from, to: target, codePages: CodePageFunction.system)
             for warning in output.warnings.prefix(20) { Output.error("\(programName) convert: warning: \(warning)") }
             if output.warnings.count > 20 { Output.error("\(programName) convert: \(output.warnings.count - 20) more warnings") }
             if to == .rtfdDirectory {
@@ -115,9 +116,7 @@ extension Runner {
 enum RichTextBridge {
     /// The plain text of an RTF document, as UTF-8, or nil when it cannot be read.
     static func plainText(fromRTF rtf: [UInt8]) -> [UInt8]? {
-        try? RichTextConverter.convert(rtf, from: .rtf, to: .txt, codePages: IconvCodePages()).bytes
+        try? RichTextConverter.convert(rtf, from: .rtf, to: .txt, codePages: CodePageFunction.system).bytes
     }
 }
 
-/// glibc's iconv decodes the double-byte code pages RichText has no tables for.
-extension IconvCodePages: CodePageDecoder {}

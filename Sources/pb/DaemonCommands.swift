@@ -1,83 +1,78 @@
 import CLISupport
-import ControlProtocol
 import Pasteboard
-import PasteboardCore
-import Selection
-import XTypes
 import SystemSupport
 
-/// Commands answered by pasteboardd: items, named pasteboards, watching.
+/// Commands answered by pasteboardd: items, named pasteboards, watching, history.
 extension Runner {
-    func daemon() throws(DaemonClientError) -> DaemonClient {
-        try DaemonClient(environment: Environment.all)
-    }
+    func daemon() throws(PasteboardError) -> PasteboardDaemon { try PasteboardDaemon() }
 
-    /// The items pasteboardd holds for `name`.
-    func heldItems(_ name: PasteboardName) throws(DaemonClientError) -> [ControlProtocol.PasteboardItem] {
-        guard case .items(let items) = try daemon().send(.items(pasteboard: name.rawValue)) else {
-            throw .protocolFailure("unexpected answer to items")
+    func daemonStatus() -> ExitCode {
+        do {
+            Output.line(try daemon().status().map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            return .success
+        } catch {
+            return fail("\(error)")
         }
-        return items
     }
 
+    /// Item `index` of the content pasteboardd holds, in the first wanted type it has or converts to.
     func pasteItem(_ request: PasteRequest, index: Int) -> ExitCode {
-        let items: [ControlProtocol.PasteboardItem]
-        do { items = try heldItems(request.pasteboard) } catch {
-            return fail("\(error)", { if case .daemon(.notFound, _) = error { return .empty }; return .failure }())
-        }
+        let board = board(request.pasteboard, timeoutMilliseconds: request.timeoutMilliseconds)
+        let items: [PasteboardItem]
+        do { items = try board.heldItems } catch { return fail(error, pasteboard: request.pasteboard) }
         guard items.indices.contains(index) else {
             return fail("\(request.pasteboard) has \(items.count) item\(items.count == 1 ? "" : "s"); there is no item \(index)", .typeNotOffered)
         }
-        let item = items[index]
-        let wanted: [PasteboardType] = request.types.isEmpty ? [.utf8PlainText] : request.types
-        for type in wanted {
-            for candidate in type.equivalents {
-                guard var bytes = item.data(forType: candidate.rawValue) else { continue }
-                if candidate == .string && type.isText { bytes = Latin1.decode(bytes) }
-                if request.trimNewline { bytes = trimmingOneNewline(bytes) }
-                do { try Output.write(bytes) } catch { return fail("cannot write standard output: \(error)") }
-                return .success
+        return write(items[index], wanted: request.types, trimmingNewline: request.trimNewline, using: board,
+                     what: "item \(index) of \(request.pasteboard)")
+    }
+
+    /// Writes the first of `wanted` (text by default) that `item` has or converts to.
+    func write(_ item: PasteboardItem, wanted: [PasteboardType], trimmingNewline: Bool, using board: Pasteboard, what: String) -> ExitCode {
+        for type in wanted.isEmpty ? [.utf8String] : wanted {
+            do {
+                guard let bytes = try board.data(forType: type, in: item) else { continue }
+                return write(bytes, trimmingNewline: trimmingNewline)
+            } catch {
+                return fail(error, pasteboard: board.name)
             }
         }
-        return fail("item \(index) of \(request.pasteboard) does not have that type", .typeNotOffered)
+        return fail("\(what) does not have that type, nor anything that converts to it", .typeNotOffered)
     }
 
     func itemTypes(_ request: TypesRequest) -> ExitCode {
         do {
-            let items = try heldItems(request.pasteboard)
             var lines: [String] = []
-            for (index, item) in items.enumerated() {
+            for (index, item) in try board(request.pasteboard).heldItems.enumerated() {
                 lines.append("item \(index)")
                 lines += item.representations.map { "  \($0.type)\t\($0.data.count) bytes" }
             }
             Output.line(lines.joined(separator: "\n"))
             return .success
         } catch {
-            if case .daemon(.notFound, _) = error { return fail("\(error)", .empty) }
-            return fail("\(error)")
+            return fail(error, pasteboard: request.pasteboard)
         }
     }
 
     func pasteboards(_ request: PasteboardsRequest) -> ExitCode {
         do {
-            let client = try daemon()
             switch request {
             case .list:
-                guard case .pasteboards(let all) = try client.send(.pasteboards) else { return fail("unexpected answer") }
-                for board in all {
+                for board in try daemon().pasteboards() {
                     var flags: [String] = []
                     if board.persistent { flags.append("persistent") }
-                    flags.append(board.owned ? "held by pasteboardd" : "not held")
+                    flags.append(board.held ? "held by pasteboardd" : "not held")
                     Output.line("\(board.name)\tcount \(board.changeCount)\t\(flags.joined(separator: ", "))")
                 }
             case .create(let name, let persistent):
-                _ = try client.send(.createPasteboard(name: name.rawValue, persistent: persistent))
+                try daemon().createPasteboard(name, persistent: persistent)
             case .remove(let name):
-                _ = try client.send(.removePasteboard(name: name.rawValue))
+                try daemon().removePasteboard(name)
             }
             return .success
+        } catch .notHeld(let why) {
+            return fail(why, .empty)
         } catch {
-            if case .daemon(.notFound, _) = error { return fail("\(error)", .empty) }
             return fail("\(error)")
         }
     }
@@ -85,14 +80,13 @@ extension Runner {
     /// Prints a record per change, or runs a command per change, until interrupted.
     func watch(_ request: WatchRequest) -> ExitCode {
         do {
-            let client = try daemon()
-            _ = try client.send(.watch(pasteboards: request.pasteboards.map(\.rawValue)))
+            let watcher = try PasteboardWatcher(pasteboards: request.pasteboards)
             while true {
-                guard case .changed(let board, let count, let types, let state) = try client.receive(deadline: nil) else { continue }
+                let change = try watcher.next()
                 if request.command.isEmpty {
-                    try Output.write(Array(record(request.format, board, count, state, types).utf8))
+                    try Output.write(Array(record(request.format, change).utf8))
                 } else {
-                    try run(request.command, board: board, count: count, state: state, types: types)
+                    try run(request.command, change)
                 }
             }
         } catch {
@@ -100,20 +94,21 @@ extension Runner {
         }
     }
 
-    func record(_ format: WatchRequest.Format, _ board: String, _ count: UInt64, _ state: String, _ types: [String]) -> String {
+    func record(_ format: WatchRequest.Format, _ change: PasteboardChange) -> String {
+        let types = change.types.map(\.rawValue)
         switch format {
-        case .text: return "\(board) \(count) \(state) \(types.joined(separator: ","))\n"
-        case .nul: return "\(board) \(count) \(state) \(types.joined(separator: ","))\0"
+        case .text: return "\(change.pasteboard) \(change.changeCount) \(change.state) \(types.joined(separator: ","))\n"
+        case .nul: return "\(change.pasteboard) \(change.changeCount) \(change.state) \(types.joined(separator: ","))\0"
         case .json:
-            return "{\"pasteboard\":\(JSON.string(board)),\"changeCount\":\(count),\"state\":\(JSON.string(state)),\"types\":[\(types.map(JSON.string).joined(separator: ","))]}\n"
+            return "{\"pasteboard\":\(JSON.string(change.pasteboard.rawValue)),\"changeCount\":\(change.changeCount),\"state\":\(JSON.string(change.state)),\"types\":[\(types.map(JSON.string).joined(separator: ","))]}\n"
         }
     }
 
     /// Runs the watch command with the new text on its standard input and the change in its
     /// environment (CLIPBOARD_STATE as wl-paste sets it: data, nil, clear, sensitive).
-    func run(_ command: [String], board: String, count: UInt64, state: String, types: [String]) throws {
+    func run(_ command: [String], _ change: PasteboardChange) throws {
         let clipboardState: String
-        switch state {
+        switch change.state {
         case "clear": clipboardState = "clear"
         case "empty": clipboardState = "nil"
         case "sensitive": clipboardState = "sensitive"
@@ -121,12 +116,12 @@ extension Runner {
         }
         var environment = Environment.all
         environment["CLIPBOARD_STATE"] = clipboardState
-        environment["CLIPBOARD_TYPE"] = types.first ?? ""
-        environment["PASTEBOARD_NAME"] = board
-        environment["PASTEBOARD_CHANGE_COUNT"] = String(count)
+        environment["CLIPBOARD_TYPE"] = change.types.first?.rawValue ?? ""
+        environment["PASTEBOARD_NAME"] = change.pasteboard.rawValue
+        environment["PASTEBOARD_CHANGE_COUNT"] = String(change.changeCount)
         var text: [UInt8] = []
-        if clipboardState == "data", let name = PasteboardName.named(board) {
-            text = (try? Pasteboard(name: name).data(forType: .utf8PlainText)) ?? nil ?? []
+        if clipboardState == "data" {
+            text = (try? Pasteboard(name: change.pasteboard).data(forType: .utf8String)) ?? nil ?? []
         }
         let (readEnd, writeEnd) = try FileDescriptor.pipe()
         let pid = try ChildProcess.spawn(argv: command, environment: environment, stdin: readEnd)
@@ -161,51 +156,39 @@ enum JSON {
 extension Runner {
     func history(_ request: HistoryRequest) -> ExitCode {
         do {
-            let client = try daemon()
+            let daemon = try daemon()
             switch request {
             case .list(let limit, let json):
-                guard case .history(let entries) = try client.send(.history(limit: UInt32(limit))) else { return fail("unexpected answer") }
-                for entry in entries {
+                for entry in try daemon.history(limit: limit) {
+                    let types = entry.types.map(\.rawValue)
                     if json {
-                        Output.line("{\"index\":\(entry.index),\"time\":\(entry.timestamp),\"pasteboard\":\(JSON.string(entry.pasteboard)),\"size\":\(entry.size),\"types\":[\(entry.types.map(JSON.string).joined(separator: ","))],\"preview\":\(JSON.string(entry.preview))}")
+                        Output.line("{\"index\":\(entry.index),\"time\":\(entry.time),\"pasteboard\":\(JSON.string(entry.pasteboard.rawValue)),\"size\":\(entry.size),\"types\":[\(types.map(JSON.string).joined(separator: ","))],\"preview\":\(JSON.string(entry.preview))}")
                     } else {
-                        Output.line("\(entry.index)\t\(Self.utcTime(entry.timestamp))\t\(entry.size) B\t\(entry.types.joined(separator: ","))\t\(entry.preview)")
+                        Output.line("\(entry.index)\t\(Self.utcTime(entry.time))\t\(entry.size) B\t\(types.joined(separator: ","))\t\(entry.preview)")
                     }
                 }
             case .show(let index, let types):
-                guard case .items(let items) = try client.send(.historyItem(index: UInt32(index))), let item = items.first else {
-                    return fail("history entry \(index) is empty")
-                }
-                let wanted: [PasteboardType] = types.isEmpty ? [.utf8PlainText] : types
-                for type in wanted {
-                    for candidate in type.equivalents {
-                        if var bytes = items.lazy.compactMap({ $0.data(forType: candidate.rawValue) }).first ?? item.data(forType: candidate.rawValue) {
-                            if candidate == .string && type.isText { bytes = Latin1.decode(bytes) }
-                            try Output.write(bytes)
-                            return .success
-                        }
-                    }
-                }
-                return fail("history entry \(index) does not have that type", .typeNotOffered)
+                let items = try daemon.historyItems(index)
+                guard let item = items.first else { return fail("history entry \(index) is empty") }
+                return write(item, wanted: types, trimmingNewline: false, using: Pasteboard.general, what: "history entry \(index)")
             case .copy(let index):
-                _ = try client.send(.historyCopy(index: UInt32(index)))
+                try daemon.copyHistoryEntry(index)
             case .delete(let index):
-                _ = try client.send(.historyDelete(index: UInt32(index)))
+                try daemon.deleteHistoryEntry(index)
             case .clear:
-                _ = try client.send(.historyClear)
+                try daemon.clearHistory()
             }
             return .success
-        } catch let error as DaemonClientError {
-            if case .daemon(.notFound, _) = error { return fail("\(error)", .empty) }
-            return fail("\(error)")
+        } catch .notHeld(let why) {
+            return fail(why, .empty)
         } catch {
-            return fail("cannot write standard output: \(error)")
+            return fail("\(error)")
         }
     }
 
     func pause(_ pausing: Bool) -> ExitCode {
         do {
-            _ = try daemon().send(pausing ? .pause : .resume)
+            try daemon().setRecordingPaused(pausing)
             return .success
         } catch {
             return fail("\(error)")

@@ -1,4 +1,5 @@
 import ControlProtocol
+import PasteboardCore
 import XCTest
 
 /// A frame's body: drops the 4-byte length header.
@@ -222,15 +223,15 @@ final class FrameDecoderLimitTests: XCTestCase {
 final class PasteboardItemTests: XCTestCase {
     func testKeepsOrderAndLooksUpByType() throws {
         let entry = try item([("text/html", "<b>x</b>"), ("text/plain", "x")])
-        XCTAssertEqual(entry.types, ["text/html", "text/plain"])
-        XCTAssertEqual(entry.data(forType: "text/plain"), Array("x".utf8))
-        XCTAssertNil(entry.data(forType: "image/png"))
+        XCTAssertEqual(entry.types.map(\.rawValue), ["text/html", "text/plain"])
+        XCTAssertEqual(entry.data(for: PasteboardType("text/plain")), Array("x".utf8))
+        XCTAssertNil(entry.data(for: PasteboardType("image/png")))
         XCTAssertEqual(entry.byteCount, 9)
     }
 
     func testRefusesWhatThePeerWouldRefuse() {
         XCTAssertThrowsError(try item([("a", "1"), ("a", "2")])) { error in
-            XCTAssertEqual(error as? ControlProtocolError, .duplicateType(field: "item", type: "a"))
+            XCTAssertEqual(error as? PasteboardItemError, .duplicateType(PasteboardType("a")))
         }
         XCTAssertThrowsError(try item([]))
         XCTAssertThrowsError(try item([("", "1")]))

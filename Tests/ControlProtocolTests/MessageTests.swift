@@ -1,8 +1,9 @@
 import ControlProtocol
+import PasteboardCore
 import XCTest
 
 func item(_ pairs: [(String, String)]) throws -> PasteboardItem {
-    try PasteboardItem(pairs.map { PasteboardItem.Representation(type: $0.0, data: Array($0.1.utf8)) })
+    try PasteboardItem(pairs.map { Representation(type: PasteboardType($0.0), data: Array($0.1.utf8)) })
 }
 
 /// Frames `message`, pushes it through a `FrameDecoder`, and returns the one body that comes out.
@@ -18,7 +19,7 @@ func roundTripBody(_ frame: [UInt8], file: StaticString = #filePath, line: UInt 
 /// One or more of every request kind.
 func sampleRequests() throws -> [ControlRequest] {
         let text = try item([("text/plain;charset=utf-8", "naïve € 日本"), ("UTF8_STRING", "naïve € 日本")])
-        let binary = try PasteboardItem([PasteboardItem.Representation(type: "image/png", data: [0, 1, 0, 255, 0x89, 0x50])])
+        let binary = try PasteboardItem([Representation(type: PasteboardType("image/png"), data: [0, 1, 0, 255, 0x89, 0x50])])
         return [
             .hello(version: 1, client: "pb 0.1"),
             .setItems(pasteboard: "general", items: [text, binary], options: .sensitive),
@@ -111,8 +112,8 @@ final class MessageRoundTripTests: XCTestCase {
         payload.removeLast(payload.count - (64 << 20))
         let request = ControlRequest.setItems(
             pasteboard: "general",
-            items: [try PasteboardItem([.init(type: "application/octet-stream", data: payload),
-                                        .init(type: "text/plain", data: Array("small".utf8))])],
+            items: [try PasteboardItem([Representation(type: PasteboardType("application/octet-stream"), data: payload),
+                                        Representation(type: PasteboardType("text/plain"), data: Array("small".utf8))])],
             options: [])
         let frame = request.encode()
         XCTAssertEqual(frame.count, 4 + 1 + 2 + (4 + 7) + 4 + 4 + (4 + 24) + (4 + payload.count) + (4 + 10) + (4 + 5) + 4)
@@ -133,9 +134,9 @@ final class MessageRoundTripTests: XCTestCase {
         XCTAssertEqual(pasteboard, "general")
         XCTAssertEqual(options, [])
         XCTAssertEqual(items.count, 1)
-        XCTAssertEqual(items[0].types, ["application/octet-stream", "text/plain"])
-        XCTAssertTrue(items[0].data(forType: "application/octet-stream") == payload, "payload intact")
-        XCTAssertEqual(items[0].data(forType: "text/plain"), Array("small".utf8))
+        XCTAssertEqual(items[0].types.map(\.rawValue), ["application/octet-stream", "text/plain"])
+        XCTAssertTrue(items[0].data(for: PasteboardType("application/octet-stream")) == payload, "payload intact")
+        XCTAssertEqual(items[0].data(for: PasteboardType("text/plain")), Array("small".utf8))
     }
 
     func testFreeFormTextIsTruncatedToItsCapAtACharacterBoundary() throws {

@@ -1,4 +1,5 @@
 import ControlProtocol
+import PasteboardCore
 import XCTest
 
 /// Large representations are written from their own arrays (segments), and a `read` answer can be
@@ -7,9 +8,9 @@ final class StreamedReadTests: XCTestCase {
     let big = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
 
     func testSegmentsConcatenateToTheFrameForEverySample() throws {
-        let bigItem = try PasteboardItem([PasteboardItem.Representation(type: "application/octet-stream", data: big),
-                                          PasteboardItem.Representation(type: "text/plain", data: Array("small".utf8)),
-                                          PasteboardItem.Representation(type: "image/png", data: big)])
+        let bigItem = try PasteboardItem([Representation(type: PasteboardType("application/octet-stream"), data: big),
+                                          Representation(type: PasteboardType("text/plain"), data: Array("small".utf8)),
+                                          Representation(type: PasteboardType("image/png"), data: big)])
         let responses = try sampleResponses() + [.items([bigItem]), .items([bigItem, bigItem])]
         for response in responses {
             XCTAssertEqual(Array(response.encodeSegments().joined()), response.encode(), "\(response.kind)")
@@ -27,7 +28,7 @@ final class StreamedReadTests: XCTestCase {
     }
 
     func testAReadAnswerIsRecognisedFromItsPrefix() throws {
-        let frame = ControlResponse.items([try PasteboardItem([PasteboardItem.Representation(type: "UTF8_STRING", data: big)])]).encode()
+        let frame = ControlResponse.items([try PasteboardItem([Representation(type: PasteboardType("UTF8_STRING"), data: big)])]).encode()
         let prefixLength = 4 + 3 + 4 + 4 + 4 + "UTF8_STRING".utf8.count + 4
         let expected = SingleRepresentationPrefix.Parse.prefix(
             SingleRepresentationPrefix(type: "UTF8_STRING", prefixLength: prefixLength, dataLength: big.count))
@@ -36,7 +37,7 @@ final class StreamedReadTests: XCTestCase {
         for cut in 0..<prefixLength {
             XCTAssertEqual(SingleRepresentationPrefix.parse(frame[..<cut]), .needMore, "cut at \(cut)")
         }
-        let empty = ControlResponse.items([try PasteboardItem([PasteboardItem.Representation(type: "text/html", data: [])])]).encode()
+        let empty = ControlResponse.items([try PasteboardItem([Representation(type: PasteboardType("text/html"), data: [])])]).encode()
         guard case .prefix(let p) = SingleRepresentationPrefix.parse(empty[...]) else { return XCTFail("empty data") }
         XCTAssertEqual(p.dataLength, 0)
         XCTAssertEqual(p.prefixLength, empty.count)

@@ -55,7 +55,10 @@ final class RichTargetsTests: DesktopTestCase {
         let hostile = desktop.home + "/bad.rtfd"
         try Data(Array("rtfd".utf8) + [0, 0, 0, 0, 3, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F]).write(to: URL(fileURLWithPath: hostile))
         try pb("copy", "-t", "com.apple.flat-rtfd=\(hostile)")
-        XCTAssertEqual(try run(desktop.pb, ["paste", "-t", "text/html"]).status, 3, "a failed conversion is refused")
+        let refused = try run(desktop.pb, ["paste", "-t", "text/html"])
+        XCTAssertEqual(refused.status, 5, "a failed conversion is refused, with its own status")
+        XCTAssertTrue(refused.stderr.contains("could not be converted to text/html") && refused.stderr.contains("RTFD"),
+                      "and pb says why: \(refused.stderr)")
         XCTAssertEqual(try run(desktop.pb, ["paste", "-t", "com.apple.flat-rtfd"]).stdout.count, 16, "the original is still served")
         XCTAssertTrue(desktop.daemon?.isRunning == true)
     }

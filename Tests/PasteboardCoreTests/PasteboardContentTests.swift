@@ -10,10 +10,20 @@ final class PasteboardContentTests: XCTestCase {
         XCTAssertThrowsError(try item([("text/html", "a"), ("image/png", "b"), ("text/html", "c")])) { error in
             XCTAssertEqual(error as? PasteboardItemError, .duplicateType(.html))
         }
-        var built = PasteboardItem()
-        XCTAssertNoThrow(try built.add(.png, [1]))
-        XCTAssertThrowsError(try built.add(.png, [2]))
-        XCTAssertEqual(built.data(for: .png), [1], "the first representation is kept")
+    }
+
+    func testItemRulesAreTheWireRules() {
+        XCTAssertThrowsError(try PasteboardItem([Representation]())) { XCTAssertEqual($0 as? PasteboardItemError, .empty) }
+        let tooMany = (0...PasteboardLimits.maximumRepresentationsPerItem).map { Representation(type: PasteboardType("t/\($0)"), data: []) }
+        XCTAssertThrowsError(try PasteboardItem(tooMany)) {
+            XCTAssertEqual($0 as? PasteboardItemError, .tooManyRepresentations(PasteboardLimits.maximumRepresentationsPerItem + 1))
+        }
+        XCTAssertNoThrow(try PasteboardItem(Array(tooMany.dropLast())))
+        for bad in ["", "a\0b", String(repeating: "x", count: PasteboardLimits.maximumTypeNameLength + 1)] {
+            XCTAssertThrowsError(try PasteboardItem([(PasteboardType(bad), [1])]), bad.debugDescription) {
+                guard case .invalidTypeName(index: 0, _) = $0 as? PasteboardItemError else { return XCTFail("\($0)") }
+            }
+        }
     }
 
     func testItemKeepsOrderAndBytes() throws {
@@ -61,16 +71,15 @@ final class PasteboardContentTests: XCTestCase {
         XCTAssertNil(PasteboardContent(items: []).data(for: .uriList))
     }
 
-    func testUTF8TextIsTheFirstTextRepresentation() throws {
+    func testPlainTextIsTheBestTextRepresentation() throws {
         let content = PasteboardContent(items: [
             try item([("image/png", "p")]),
-            try item([("text/html", "<i>é</i>"), ("COMPOUND_TEXT", "ct"), ("UTF8_STRING", "é"), ("text/plain", "e")]),
+            try item([("text/html", "<i>é</i>"), ("COMPOUND_TEXT", "ct"), ("STRING", "e"), ("UTF8_STRING", "é")]),
             try item([("text/plain;charset=utf-8", "later")]),
         ])
-        let text = content.utf8Text
-        XCTAssertEqual(text?.type, .utf8String, "COMPOUND_TEXT is skipped")
-        XCTAssertEqual(text?.bytes, Array("é".utf8))
-        XCTAssertNil(PasteboardContent(items: [try item([("text/html", "x"), ("COMPOUND_TEXT", "y")])]).utf8Text)
+        XCTAssertEqual(content.plainText(), Array("é".utf8), "UTF8_STRING before STRING; COMPOUND_TEXT needs Xlib")
+        XCTAssertNil(PasteboardContent(items: [try item([("text/html", "x"), ("COMPOUND_TEXT", "y")])]).plainText(),
+                     "rich text is not rendered for a preview, COMPOUND_TEXT needs an X connection")
     }
 
     func testByteCountAndSensitivity() throws {
@@ -80,9 +89,8 @@ final class PasteboardContentTests: XCTestCase {
         XCTAssertFalse(PasteboardContent(items: []).isSensitive)
     }
 
-    func testUTF8TextDecodesLatin1String() throws {
+    func testPlainTextDecodesLatin1String() throws {
         let content = PasteboardContent(items: [try PasteboardItem([(.string, [0x63, 0x61, 0x66, 0xE9])])])
-        XCTAssertEqual(content.utf8Text?.type, .string)
-        XCTAssertEqual(content.utf8Text?.bytes, Array("café".utf8))
+        XCTAssertEqual(content.plainText(), Array("café".utf8))
     }
 }

@@ -36,27 +36,6 @@ final class PasteboardTypeTests: XCTestCase {
             XCTAssertNil(PasteboardType.named(name), name.debugDescription)
         }
     }
-
-    func testTextEquivalentsStartWithItselfAndCoverTheTextFamily() {
-        let eq = PasteboardType.string.equivalents
-        XCTAssertEqual(eq.first, .string)
-        XCTAssertEqual(Set(eq), Set(PasteboardType.textFamily))
-        XCTAssertEqual(eq.count, PasteboardType.textFamily.count, "no duplicates")
-        XCTAssertEqual(PasteboardType.utf8String.equivalents.first, .utf8String)
-        XCTAssertTrue(PasteboardType.utf8PlainText.equivalents.contains(.utf8String))
-    }
-
-    func testRTFEquivalents() {
-        XCTAssertEqual(PasteboardType.applicationRTF.equivalents, [.applicationRTF, .rtf, .richText])
-        XCTAssertEqual(PasteboardType.rtf.equivalents, [.rtf, .applicationRTF, .richText])
-    }
-
-    func testOtherTypesHaveNoEquivalents() {
-        XCTAssertEqual(PasteboardType.html.equivalents, [.html])
-        XCTAssertEqual(PasteboardType.png.equivalents, [.png])
-        XCTAssertFalse(PasteboardType.html.isText)
-        XCTAssertTrue(PasteboardType.compoundText.isText)
-    }
 }
 
 final class PasteboardNameTests: XCTestCase {

@@ -1,4 +1,4 @@
-import PasteboardCore
+@testable import DaemonCore
 import XCTest
 
 final class JSONValueTests: XCTestCase {

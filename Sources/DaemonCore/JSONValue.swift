@@ -4,7 +4,7 @@
 /// repeated key, as JSONSerialization did. The parser accepts exactly one value surrounded by optional
 /// whitespace (a leading UTF-8 byte order mark is skipped); it rejects comments, trailing commas, lone
 /// surrogates, control characters in strings, invalid UTF-8, and input deeper or larger than its limits.
-public enum JSONValue: Equatable, Sendable {
+enum JSONValue: Equatable, Sendable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
@@ -13,20 +13,20 @@ public enum JSONValue: Equatable, Sendable {
     case null
 
     /// Nesting deeper than this many arrays and objects is an error.
-    public static let defaultMaximumDepth = 64
+    static let defaultMaximumDepth = 64
     /// Input longer than this many bytes is an error.
-    public static let defaultMaximumSize = 1 << 20
+    static let defaultMaximumSize = 1 << 20
 
     /// Why the bytes are not JSON, and where (1-based line and column, counted in bytes).
-    public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
-        public var reason: String
-        public var line: Int
-        public var column: Int
-        public var description: String { "line \(line), column \(column): \(reason)" }
+    struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        var reason: String
+        var line: Int
+        var column: Int
+        var description: String { "line \(line), column \(column): \(reason)" }
     }
 
     /// Parses one JSON value from `bytes`.
-    public static func parse(
+    static func parse(
         _ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth, maximumSize: Int = defaultMaximumSize
     ) throws(ParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)

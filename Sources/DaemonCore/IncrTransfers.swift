@@ -1,0 +1,127 @@
+import Selection
+import SystemSupport
+import XTypes
+
+/// The INCR transfers the daemon is sending (ICCCM 2.5): each an `IncrSend` with an idle deadline.
+///
+/// The requestor's window is watched (PropertyChange, StructureNotify) while it has transfers and left
+/// alone after its last one ends; a transfer whose requestor is idle past the timeout, whose window dies
+/// or that causes an X error is dropped (one log line, rate-limited).
+final class IncrTransfers {
+    struct Active {
+        var send: IncrSend
+        var deadline: MonotonicInstant
+    }
+
+    private let x: any XDisplay
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let serials: SerialLabels
+    let timeout: Duration
+    private(set) var active: [TransferKey: Active] = [:]
+    private var perWindow: [WindowID: Int] = [:]
+
+    init(x: any XDisplay, clock: any MonotonicClock, log: Logger, serials: SerialLabels, timeout: Duration) {
+        self.x = x
+        self.clock = clock
+        self.log = log
+        self.serials = serials
+        self.timeout = timeout
+    }
+
+    var count: Int { active.count }
+    var nextDeadline: MonotonicInstant? { active.values.map(\.deadline).min() }
+
+    /// Registers a transfer whose header was written.
+    func begin(_ send: IncrSend) {
+        if active[send.key] != nil {
+            // The requestor reused the property before the last transfer ended: that one is abandoned.
+            end(send.key, reason: nil)
+        }
+        active[send.key] = Active(send: send, deadline: clock.now() + timeout)
+        let window = send.key.requestor
+        if perWindow[window, default: 0] == 0 {
+            serials.label(.transfer(send.key))
+            x.selectInput(window, [.propertyChange, .structureNotify])
+        }
+        perWindow[window, default: 0] += 1
+    }
+
+    /// The requestor deleted the property: writes the next chunk, or the end.
+    func propertyDeleted(_ key: TransferKey) {
+        guard var transfer = active[key] else { return }
+        let step = transfer.send.propertyDeleted()
+        serials.label(.transfer(key))
+        switch step {
+        case .writeChunk(let range):
+            transfer.send.data.withUnsafeBytes { all in
+                x.changeProperty(key.requestor, key.property, type: transfer.send.type,
+                                 bytes: UnsafeRawBufferPointer(rebasing: all[range]))
+            }
+            transfer.deadline = clock.now() + timeout
+            active[key] = transfer
+        case .writeEnd:
+            x.changeProperty(key.requestor, key.property, PropertyValue(type: transfer.send.type, bytes: []))
+            end(key, reason: nil)
+        case .done:
+            end(key, reason: nil)
+        }
+    }
+
+    /// Forgets a transfer; when it was the window's last, clears the daemon's event mask on that window
+    /// unless the window is already gone.
+    func end(_ key: TransferKey, reason: String?, windowGone: Bool = false) {
+        guard active.removeValue(forKey: key) != nil else { return }
+        if let reason { log.limited(.info, key: "transfer-dropped", "dropped an INCR transfer: \(reason)") }
+        let window = key.requestor
+        let remaining = perWindow[window, default: 1] - 1
+        if remaining <= 0 {
+            perWindow[window] = nil
+            if !windowGone {
+                serials.label(.transfer(key))
+                x.selectInput(window, [])
+            }
+        } else {
+            perWindow[window] = remaining
+        }
+    }
+
+    func drop(window: WindowID, reason: String, windowGone: Bool = false) {
+        for key in active.keys where key.requestor == window { end(key, reason: reason, windowGone: windowGone) }
+    }
+
+    /// Drops transfers whose requestor has been idle past the timeout.
+    func expire(now: MonotonicInstant) {
+        for (key, transfer) in active where transfer.deadline <= now {
+            end(key, reason: "requestor idle for \(timeout)")
+        }
+    }
+}
+
+/// What each request serial was spent on, so that an X error (which names only a serial) is traced to
+/// its cause: a reply to a requestor, an INCR transfer, or the daemon's own housekeeping.
+final class SerialLabels {
+    enum Operation: Equatable {
+        case reply(requestor: WindowID)
+        case transfer(TransferKey)
+        case housekeeping
+    }
+
+    private let x: any XDisplay
+    private var labels: [(serial: UInt64, operation: Operation)] = []
+
+    init(x: any XDisplay) { self.x = x }
+
+    /// Labels the requests from the next serial on (until the next label) as `operation`.
+    func label(_ operation: Operation) {
+        let serial = x.nextRequestSerial
+        if let last = labels.last, last.serial == serial { labels[labels.count - 1].operation = operation; return }
+        labels.append((serial, operation))
+        if labels.count > 8192 { labels.removeFirst(4096) }
+    }
+
+    /// The operation that spent `serial`.
+    func operation(for serial: UInt64) -> Operation {
+        labels.last(where: { $0.serial <= serial })?.operation ?? .housekeeping
+    }
+}

@@ -1,0 +1,148 @@
+import PasteboardCore
+import SystemSupport
+import XTypes
+
+/// What the clipboard manager knows and means to do, as one value: for each pasteboard the phase of its
+/// current content ("read early, own late"), the PRIMARY debounce, the SAVE_TARGETS request in progress,
+/// whether the daemon is the clipboard manager, and whether recording is paused.
+///
+/// Pure: every transition is a method returning what the manager must do; `ClipboardManager` carries it out
+/// against X, the snapshotter and the disk.
+struct ManagerState {
+    /// The content of one pasteboard at change `count`, as the manager knows it.
+    enum Phase: Equatable {
+        /// Being read; `takeOverWhenRead` once its owner went away meanwhile (the server still answered).
+        case reading(count: UInt64, takeOverWhenRead: Bool)
+        /// Read (or written by the daemon itself): served again if its owner goes away.
+        case read(count: UInt64, content: PasteboardContent)
+        /// Its owner went away: the daemon takes over at `due` unless a new owner appears first (Wine
+        /// destroys its window and then takes the clipboard again).
+        case takeoverDue(count: UInt64, content: PasteboardContent, due: MonotonicInstant)
+        /// Secret (marked by a password manager, written as sensitive, or set by an excluded application):
+        /// never read, kept or taken over.
+        case secret(count: UInt64)
+        /// Could not be read.
+        case unreadable(count: UInt64)
+
+        var count: UInt64 {
+            switch self {
+            case .reading(let count, _), .read(let count, _), .takeoverDue(let count, _, _), .secret(let count),
+                 .unreadable(let count): count
+            }
+        }
+    }
+
+    /// A SAVE_TARGETS request being carried out: the requestor waits for the reply.
+    struct SaveRequest: Equatable {
+        var request: SelectionRequest
+        /// Where the reply goes.
+        var property: Atom
+    }
+
+    private(set) var phases: [PasteboardName: Phase] = [:]
+    /// When PRIMARY's content is read, once a drag-select settles.
+    var primaryDue: MonotonicInstant?
+    var save: SaveRequest?
+    /// Set while the daemon owns CLIPBOARD_MANAGER.
+    var managerAcquiredAt: Timestamp?
+    /// While paused nothing is read, recorded or taken over.
+    var paused = false
+
+    func phase(of name: PasteboardName) -> Phase? { phases[name] }
+
+    /// Another client took `name` at change `count`: true when its content is to be read (not paused, not
+    /// from an excluded application).
+    mutating func foreignOwner(_ name: PasteboardName, count: UInt64, excluded: Bool) -> Bool {
+        if excluded {
+            phases[name] = .secret(count: count)
+            return false
+        }
+        phases[name] = .reading(count: count, takeOverWhenRead: false)
+        return !paused
+    }
+
+    /// What to do once a snapshot of `name` at `count` ended.
+    enum AfterSnapshot: Equatable {
+        /// A newer change superseded it: nothing.
+        case ignore
+        /// Keep the content (history, archive); `takeOver` when its owner is already gone.
+        case keep(PasteboardContent, takeOver: Bool)
+        /// Secret: keep nothing, remove what was kept; `countChange` when its owner is already gone.
+        case secret(countChange: Bool)
+        /// Unreadable: `countChange` when its owner is already gone (nothing will take over).
+        case unreadable(countChange: Bool)
+    }
+
+    mutating func snapshotEnded(_ name: PasteboardName, count: UInt64, _ outcome: Snapshotter.Outcome) -> AfterSnapshot {
+        guard let phase = phases[name], phase.count == count else { return .ignore }
+        let ownerGone: Bool
+        if case .reading(_, let takeOver) = phase { ownerGone = takeOver } else { ownerGone = false }
+        switch outcome {
+        case .complete(let content, _):
+            phases[name] = .read(count: count, content: content)
+            return .keep(content, takeOver: ownerGone)
+        case .secret:
+            phases[name] = .secret(count: count)
+            return .secret(countChange: ownerGone)
+        case .failed:
+            phases[name] = .unreadable(count: count)
+            return .unreadable(countChange: ownerGone)
+        }
+    }
+
+    /// What to do when the owner of `name` went away.
+    enum AfterOwnerVanished: Equatable {
+        /// Not the manager's business: the change is counted as the pasteboard emptied.
+        case notManaged
+        /// The daemon takes over at `due` with the content it read.
+        case takeOver(due: MonotonicInstant)
+        /// Still reading what the server answers: decide once read.
+        case decideWhenRead
+    }
+
+    /// The owner of `name` went away at change `currentCount` (the count the board has now).
+    mutating func ownerVanished(_ name: PasteboardName, currentCount: UInt64?, now: MonotonicInstant,
+                                guardTime: Duration, readInProgress: Bool) -> AfterOwnerVanished {
+        guard name == .general, !paused, let phase = phases[name], phase.count == currentCount else { return .notManaged }
+        switch phase {
+        case .read(let count, let content):
+            let due = now + guardTime
+            phases[name] = .takeoverDue(count: count, content: content, due: due)
+            return .takeOver(due: due)
+        case .reading(let count, _) where readInProgress:
+            phases[name] = .reading(count: count, takeOverWhenRead: true)
+            return .decideWhenRead
+        default:
+            return .notManaged
+        }
+    }
+
+    /// The daemon took `name` with content of its own (pb copy, the library).
+    mutating func daemonOwned(_ name: PasteboardName, count: UInt64, content: PasteboardContent) {
+        phases[name] = content.isSensitive ? .secret(count: count) : .read(count: count, content: content)
+    }
+
+    /// `name` was cleared: its content is forgotten and never brought back.
+    mutating func cleared(_ name: PasteboardName) {
+        phases[name] = nil
+    }
+
+    /// Takeovers whose guard time has passed, taken out of the state; content stays known as read.
+    mutating func takeDueTakeovers(now: MonotonicInstant) -> [(PasteboardName, PasteboardContent)] {
+        var due: [(PasteboardName, PasteboardContent)] = []
+        for (name, phase) in phases {
+            if case .takeoverDue(let count, let content, let at) = phase, at <= now {
+                phases[name] = .read(count: count, content: content)
+                if !paused { due.append((name, content)) }
+            }
+        }
+        return due.sorted { $0.0.rawValue < $1.0.rawValue }
+    }
+
+    /// The earliest of the takeovers and the PRIMARY debounce.
+    var nextDeadline: MonotonicInstant? {
+        var deadlines = [primaryDue].compactMap { $0 }
+        for phase in phases.values { if case .takeoverDue(_, _, let due) = phase { deadlines.append(due) } }
+        return deadlines.min()
+    }
+}

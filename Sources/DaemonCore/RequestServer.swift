@@ -1,0 +1,289 @@
+import PasteboardCore
+import RichText
+import Selection
+import SystemSupport
+import XTypes
+
+/// Answers X requestors for the pasteboards the daemon owns, and `read` requests of control clients.
+///
+/// A request whose targets all have values now is answered at once through `PlanExecutor`. One that needs a
+/// conversion not done yet is parked: the conversion runs on the worker thread (`Conversions`), every other
+/// request is served meanwhile, and the parked request is answered when its values are ready — or refused
+/// once it has waited `conversionTimeout` (the conversion still finishes and is kept for the next paste).
+/// When the content changes, parked requests for the old content are refused and its queued conversions
+/// dropped.
+final class RequestServer {
+    private let x: any XDisplay
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let boards: Boards
+    private let executor: PlanExecutor
+    let conversions: Conversions
+    let conversionTimeout: Duration
+    /// Called for each answered paste of a target (not TARGETS/TIMESTAMP) on `selection`.
+    var onPaste: ((Atom) -> Void)?
+
+    private struct ParkedRequest {
+        var request: SelectionRequest
+        var served: ServedContent
+        var pairs: [Atom]?
+        var pairsOverCap: Int?
+        var deadline: MonotonicInstant
+    }
+
+    private struct ParkedRead {
+        var name: PasteboardName
+        var selection: Atom
+        var types: [String]
+        var served: ServedContent
+        var deadline: MonotonicInstant
+        var completion: (ReadOutcome) -> Void
+    }
+
+    private var parkedRequests: [ParkedRequest] = []
+    private var parkedReads: [ParkedRead] = []
+
+    init(x: any XDisplay, clock: any MonotonicClock, log: Logger, boards: Boards, executor: PlanExecutor,
+         conversions: Conversions, conversionTimeout: Duration) {
+        self.x = x
+        self.clock = clock
+        self.log = log
+        self.boards = boards
+        self.executor = executor
+        self.conversions = conversions
+        self.conversionTimeout = conversionTimeout
+    }
+
+    /// Requests and reads waiting for a conversion.
+    var parkedCount: Int { parkedRequests.count + parkedReads.count }
+
+    var nextDeadline: MonotonicInstant? {
+        (parkedRequests.map(\.deadline) + parkedReads.map(\.deadline)).min()
+    }
+
+    private var services: ConversionServices {
+        ConversionServices(codePages: Conversions.systemCodePages, compoundText: x)
+    }
+
+    // MARK: - X requestors
+
+    /// Answers a SelectionRequest for a pasteboard: refused when the daemon does not serve it (any more).
+    func answer(_ request: SelectionRequest) {
+        guard let served = boards[request.selection]?.served else {
+            executor.refuse(request)
+            return
+        }
+        var pairs: [Atom]? = nil
+        var pairsOverCap: Int? = nil
+        if request.target == x.atoms.multiple && !request.property.isNone {
+            executor.serials.label(.reply(requestor: request.requestor))
+            let read = x.getProperty(request.requestor, request.property, delete: false,
+                                     maximumBytes: executor.responder.maximumMultiplePairs * 8)
+            if let value = read.value {
+                if read.bytesAfter == 0 { pairs = value.atoms } else { pairsOverCap = (value.byteCount + read.bytesAfter) / 8 }
+            }
+        }
+        let parked = ParkedRequest(request: request, served: served, pairs: pairs, pairsOverCap: pairsOverCap,
+                                   deadline: clock.now() + conversionTimeout)
+        if !tryAnswer(parked) { parkedRequests.append(parked) }
+    }
+
+    /// The content targets a request asks for (the target, or MULTIPLE's pair targets).
+    private func contentTargets(of parked: ParkedRequest) -> [Atom] {
+        let atoms = x.atoms
+        let asked = parked.request.target == atoms.multiple
+            ? stride(from: 0, to: (parked.pairs ?? []).count - 1, by: 2).map { parked.pairs![$0] }
+            : [parked.request.target]
+        return asked.filter { ![atoms.targets, atoms.timestamp, atoms.multiple].contains($0) }
+    }
+
+    /// Answers `parked` if every value it needs is at hand (starting the conversions it lacks); false
+    /// when it must wait.
+    private func tryAnswer(_ parked: ParkedRequest, timedOut: Bool = false) -> Bool {
+        var waiting = false
+        var values: [Atom: PropertyValue] = [:]
+        let stale = !parked.request.time.isCurrentTime && parked.request.time.isEarlier(than: parked.served.acquiredAt)
+        if !stale {
+            for target in contentTargets(of: parked) where values[target] == nil {
+                switch parked.served.lookup(target, services: services) {
+                case .value(let value): values[target] = value
+                case .refused: break
+                case .convert(let job):
+                    conversions.start(job, for: parked.served)
+                    waiting = true
+                case .converting: waiting = true
+                }
+            }
+        }
+        if waiting && !timedOut { return false }
+        let plan = executor.responder.plan(
+            for: parked.request, acquiredAt: parked.served.acquiredAt, offered: parked.served.served,
+            listed: parked.served.listed, multiplePairs: parked.pairs, convert: { values[$0] })
+        executor.execute(plan, for: parked.request)
+        if timedOut {
+            log.limited(.info, key: "conversion-timeout", "refused a request from \(parked.request.requestor): its conversion took longer than \(conversionTimeout)")
+        }
+        if !plan.isRefused, !plan.writes.isEmpty, ![x.atoms.targets, x.atoms.timestamp].contains(parked.request.target) {
+            onPaste?(parked.request.selection)
+        }
+        logFailures(of: parked.served, on: parked.request.selection)
+        executor.logRefusals(of: plan, for: parked.request, pairsOverCap: parked.pairsOverCap)
+        return true
+    }
+
+    // MARK: - Control clients
+
+    /// How a control client's `read` ended.
+    enum ReadOutcome {
+        case value(type: String, bytes: [UInt8])
+        /// The daemon does not own the pasteboard (another client does, or nobody).
+        case notHeld
+        /// It owns it but none of the types is offered, nor converts from what is.
+        case notOffered(String)
+        /// A conversion to the type failed; the reason says why (never content).
+        case conversionFailed(String)
+        /// The conversion outlived the limit.
+        case timedOut(String)
+    }
+
+    /// What an X requestor asking for the first of `types` that `name` serves would get, without the X
+    /// transfer: for `pb paste` over the control socket. Answered once conversions are done; `notHeld` when
+    /// the daemon does not own `name` — confirmed with the server (one round trip), so a copy another client
+    /// made a moment ago is never answered with the content it replaced. Counts as a paste for paste-once.
+    func read(_ name: PasteboardName, types: [String], completion: @escaping (ReadOutcome) -> Void) {
+        guard let board = boards.board(named: name), let served = board.served,
+              x.selectionOwner(board.selection) == executor.ownerWindow else {
+            completion(.notHeld)
+            return
+        }
+        let parked = ParkedRead(name: name, selection: board.selection, types: types, served: served,
+                                deadline: clock.now() + conversionTimeout, completion: completion)
+        if !tryRead(parked) { parkedReads.append(parked) }
+    }
+
+    private func tryRead(_ parked: ParkedRead, timedOut: Bool = false) -> Bool {
+        defer { logFailures(of: parked.served, on: parked.selection) }
+        var failed: [(String, String)] = []
+        for type in parked.types {
+            switch parked.served.lookup(x.intern(type), services: services) {
+            case .value(let value):
+                guard let bytes = value.bytes else { continue }
+                onPaste?(parked.selection)
+                let served = x.name(of: value.type) ?? type
+                parked.completion(.value(type: served, bytes: bytes))
+                return true
+            case .refused:
+                if let reason = parked.served.failureReason(for: x.intern(type)) { failed.append((type, reason)) }
+            case .convert(let job):
+                conversions.start(job, for: parked.served)
+                if !timedOut { return false }
+            case .converting:
+                if !timedOut { return false }
+            }
+        }
+        if timedOut {
+            parked.completion(.timedOut("converting \(parked.name) to \(parked.types.first ?? "") took longer than \(conversionTimeout)"))
+        } else if let (type, reason) = failed.first {
+            parked.completion(.conversionFailed("\(parked.name) could not be converted to \(type): \(reason)"))
+        } else {
+            parked.completion(.notOffered("\(parked.name) offers none of \(parked.types.joined(separator: ", ")), and nothing it offers converts to them"))
+        }
+        return true
+    }
+
+    // MARK: - Conversions finishing, content changing, time passing
+
+    /// Takes the finished conversions and answers what was waiting for them.
+    func conversionsFinished() {
+        guard conversions.takeFinished() else { return }
+        retryParked()
+    }
+
+    private func retryParked() {
+        let requests = parkedRequests
+        parkedRequests = []
+        for parked in requests where !tryAnswer(parked) { parkedRequests.append(parked) }
+        let reads = parkedReads
+        parkedReads = []
+        for parked in reads where !tryRead(parked) { parkedReads.append(parked) }
+    }
+
+    /// The daemon stopped serving `served` (new content, a clear, another owner): what waits for it is
+    /// refused and its conversions not started are dropped.
+    func contentEnded(_ served: ServedContent) {
+        conversions.cancel(for: served)
+        let requests = parkedRequests.filter { $0.served === served }
+        parkedRequests.removeAll { $0.served === served }
+        for parked in requests { executor.refuse(parked.request) }
+        let reads = parkedReads.filter { $0.served === served }
+        parkedReads.removeAll { $0.served === served }
+        for parked in reads { parked.completion(.notHeld) }
+    }
+
+    /// Refuses what waited longer than the conversion timeout.
+    func expire(now: MonotonicInstant) {
+        let requests = parkedRequests
+        parkedRequests = []
+        for parked in requests {
+            if parked.deadline <= now { _ = tryAnswer(parked, timedOut: true) } else { parkedRequests.append(parked) }
+        }
+        let reads = parkedReads
+        parkedReads = []
+        for parked in reads {
+            if parked.deadline <= now { _ = tryRead(parked, timedOut: true) } else { parkedReads.append(parked) }
+        }
+    }
+
+    /// Logs the conversions that failed (their reason, never content), rate-limited.
+    private func logFailures(of served: ServedContent, on selection: Atom) {
+        let name = boards[selection]?.name.rawValue ?? "a pasteboard"
+        for (type, reason) in served.takeFailures() {
+            log.limited(.warning, key: "conversion", "could not derive \(type) for \(name): \(reason)")
+        }
+    }
+}
+
+/// The conversion worker as the daemon uses it: jobs for served content, results handed back to it.
+final class Conversions {
+    typealias Output = Result<Representation, ConversionError>
+    private let worker: BackgroundWorker<Output>
+    private var jobs: [BackgroundWorker<Output>.JobID: (served: ServedContent, job: ConversionJob)] = [:]
+    private var groups: [ObjectIdentifier: UInt64] = [:]
+    private var nextGroup: UInt64 = 1
+
+    init() throws {
+        worker = try BackgroundWorker()
+    }
+
+    /// glibc's iconv decodes the double-byte code pages RichText has no tables for.
+    static let systemCodePages = CodePageFunction { IconvCodePages().decode($0, codePage: $1) }
+
+    /// Readable when conversions have finished.
+    var readyDescriptor: FileDescriptor { worker.readyDescriptor }
+    /// Jobs queued or running.
+    var pendingCount: Int { worker.pendingCount }
+
+    func start(_ job: ConversionJob, for served: ServedContent) {
+        let key = ObjectIdentifier(served)
+        let group = groups[key] ?? { defer { nextGroup += 1 }; groups[key] = nextGroup; return nextGroup }()
+        let id = worker.submit(group: group) { job.run(codePages: Conversions.systemCodePages) }
+        jobs[id] = (served, job)
+    }
+
+    /// Drops `served`'s jobs that have not started; results of one running are discarded when they come.
+    func cancel(for served: ServedContent) {
+        guard let group = groups.removeValue(forKey: ObjectIdentifier(served)) else { return }
+        for id in worker.cancel(group: group) { jobs[id] = nil }
+        for (id, entry) in jobs where entry.served === served { jobs[id] = nil }
+    }
+
+    /// Hands finished results to their content; true when any arrived.
+    func takeFinished() -> Bool {
+        let finished = worker.takeFinished()
+        for (id, output) in finished {
+            guard let (served, job) = jobs.removeValue(forKey: id) else { continue }
+            served.finish(job, output)
+        }
+        return !finished.isEmpty
+    }
+}

@@ -1,0 +1,137 @@
+import ControlProtocol
+import PasteboardCore
+import SystemSupport
+
+/// A pasteboard pasteboardd serves, as `PasteboardDaemon.pasteboards()` lists it.
+public struct PasteboardSummary: Equatable, Sendable {
+    public var name: PasteboardName
+    public var changeCount: UInt64
+    /// Its content survives restarts (`pb pasteboard create --persistent`).
+    public var persistent: Bool
+    /// pasteboardd holds its content now (another application owns it otherwise, or nobody).
+    public var held: Bool
+}
+
+/// One entry of the clipboard history, newest first (index 0).
+public struct HistoryEntry: Equatable, Sendable {
+    public var index: Int
+    /// Seconds since 1970 (UTC).
+    public var time: Int64
+    public var pasteboard: PasteboardName
+    public var types: [PasteboardType]
+    /// Bytes over every representation.
+    public var size: UInt64
+    /// A one-line preview of the text (never more than a line).
+    public var preview: String
+}
+
+/// pasteboardd itself: its status, its pasteboards, the history it keeps, pausing recording.
+public final class PasteboardDaemon {
+    private let client: DaemonClient
+
+    /// Connects to the daemon of this user; `.daemonNotRunning` when none listens.
+    public init(environment: [String: String] = Environment.all) throws(PasteboardError) {
+        do { client = try DaemonClient(environment: environment) } catch { throw PasteboardError.translate(error) }
+    }
+
+    private func send(_ request: ControlRequest) throws(PasteboardError) -> ControlResponse {
+        do { return try client.send(request) } catch { throw PasteboardError.translate(error) }
+    }
+
+    /// The daemon's status as name–value pairs, in its order (version, display, counts …).
+    public func status() throws(PasteboardError) -> [(name: String, value: String)] {
+        guard case .status(let pairs) = try send(.status) else { throw .refused("unexpected answer to status") }
+        return pairs.map { ($0.key, $0.value) }
+    }
+
+    /// The pasteboards the daemon watches, by name.
+    public func pasteboards() throws(PasteboardError) -> [PasteboardSummary] {
+        guard case .pasteboards(let all) = try send(.pasteboards) else { throw .refused("unexpected answer") }
+        return all.compactMap { info in
+            PasteboardName.named(info.name).map {
+                PasteboardSummary(name: $0, changeCount: info.changeCount, persistent: info.persistent, held: info.owned)
+            }
+        }
+    }
+
+    /// Starts serving a named pasteboard (kept across restarts with `persistent`); returns its count.
+    @discardableResult
+    public func createPasteboard(_ name: PasteboardName, persistent: Bool) throws(PasteboardError) -> UInt64 {
+        guard case .changeCount(_, let count) = try send(.createPasteboard(name: name.rawValue, persistent: persistent)) else {
+            throw .refused("unexpected answer")
+        }
+        return count
+    }
+
+    /// Stops serving a named pasteboard and forgets its kept content.
+    public func removePasteboard(_ name: PasteboardName) throws(PasteboardError) {
+        _ = try send(.removePasteboard(name: name.rawValue))
+    }
+
+    /// Stops (true) or resumes (false) reading, recording and taking over other applications' copies.
+    public func setRecordingPaused(_ paused: Bool) throws(PasteboardError) {
+        _ = try send(paused ? .pause : .resume)
+    }
+
+    // MARK: - History
+
+    /// The newest `limit` entries (0: all), newest first.
+    public func history(limit: Int = 0) throws(PasteboardError) -> [HistoryEntry] {
+        guard case .history(let entries) = try send(.history(limit: UInt32(clamping: limit))) else { throw .refused("unexpected answer") }
+        return entries.map {
+            HistoryEntry(index: Int($0.index), time: $0.timestamp, pasteboard: PasteboardName(rawValue: $0.pasteboard),
+                         types: $0.types.map(PasteboardType.init(rawValue:)), size: $0.size, preview: $0.preview)
+        }
+    }
+
+    /// The items of history entry `index`; `.notHeld` when there is none.
+    public func historyItems(_ index: Int) throws(PasteboardError) -> [PasteboardItem] {
+        guard case .items(let items) = try send(.historyItem(index: UInt32(clamping: index))) else { throw .refused("unexpected answer") }
+        return items
+    }
+
+    /// Makes history entry `index` the clipboard again (one change); returns the new count.
+    @discardableResult
+    public func copyHistoryEntry(_ index: Int) throws(PasteboardError) -> UInt64 {
+        guard case .changeCount(_, let count) = try send(.historyCopy(index: UInt32(clamping: index))) else { throw .refused("unexpected answer") }
+        return count
+    }
+
+    /// Deletes history entry `index` (from the disk too, before this returns).
+    public func deleteHistoryEntry(_ index: Int) throws(PasteboardError) {
+        _ = try send(.historyDelete(index: UInt32(clamping: index)))
+    }
+
+    /// Deletes every history entry.
+    public func clearHistory() throws(PasteboardError) {
+        _ = try send(.historyClear)
+    }
+}
+
+/// Changes of pasteboards as pasteboardd pushes them: no polling.
+public final class PasteboardWatcher {
+    private let client: DaemonClient
+
+    /// Watches `pasteboards` (empty: every pasteboard pasteboardd serves).
+    public init(pasteboards: [PasteboardName], environment: [String: String] = Environment.all) throws(PasteboardError) {
+        do {
+            client = try DaemonClient(environment: environment)
+            _ = try client.send(.watch(pasteboards: pasteboards.map(\.rawValue)))
+        } catch {
+            throw PasteboardError.translate(error)
+        }
+    }
+
+    /// The next change, waiting at most `timeoutMilliseconds` (nil: as long as it takes).
+    public func next(timeoutMilliseconds: Int? = nil) throws(PasteboardError) -> PasteboardChange {
+        let deadline = timeoutMilliseconds.map { SystemClock().now() + .milliseconds($0) }
+        while true {
+            let response: ControlResponse
+            do { response = try client.receive(deadline: deadline) } catch { throw PasteboardError.translate(error) }
+            if case .changed(let board, let count, let types, let state) = response {
+                return PasteboardChange(pasteboard: PasteboardName(rawValue: board), changeCount: count, state: state,
+                                        types: types.map(PasteboardType.init(rawValue:)))
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+/// Which types exist, which carry the same content, and how to turn one into another — as data.
+///
+/// The one answer to "given these offered types, to produce type T, read which one and convert how"
+/// (`plan(producing:from:)`), used wherever a type is asked for: the daemon serving X requestors and
+/// `pb paste` from its socket, `pb paste` and the library reading another owner through X, history. Also
+/// which targets a holder of some types lists in TARGETS (`advertisedTypes(for:)`), and which reply types
+/// answer a request (`accepts(reply:forRequested:)`). A new family of content is new rows and converter
+/// functions (see `ConversionTable.standard`), not new serving code.
+public struct ConversionTable: Sendable {
+    public let rows: [TypeRow]
+    public let converters: [Converter]
+    private let rowByType: [PasteboardType: Int]
+    private let convertersFrom: [RepresentationFormat: [Converter]]
+
+    /// - Precondition: a type appears in one row only.
+    public init(rows: [TypeRow], converters: [Converter]) {
+        self.rows = rows
+        self.converters = converters
+        var index: [PasteboardType: Int] = [:]
+        for (position, row) in rows.enumerated() {
+            precondition(index[row.type] == nil, "\(row.type) has two rows")
+            index[row.type] = position
+        }
+        rowByType = index
+        convertersFrom = Dictionary(grouping: converters, by: \.from)
+    }
+
+    // MARK: - Rows
+
+    public func row(of type: PasteboardType) -> TypeRow? { rowByType[type].map { rows[$0] } }
+    public func format(of type: PasteboardType) -> RepresentationFormat? { row(of: type)?.format }
+    public func family(of type: PasteboardType) -> TypeFamily? { row(of: type)?.family }
+
+    /// The types of `family`, in order of preference.
+    public func members(of family: TypeFamily) -> [PasteboardType] {
+        rows.filter { $0.family == family }.map(\.type)
+    }
+
+    /// The types that carry the same bytes as `type` (itself first): a reader missing `type` may take any.
+    public func aliases(of type: PasteboardType) -> [PasteboardType] {
+        guard let format = format(of: type) else { return [type] }
+        return [type] + rows.filter { $0.format == format && $0.type != type }.map(\.type)
+    }
+
+    /// Whether an owner's reply of type `reply` answers a request for `requested`: the same type, an alias,
+    /// or any type of the family for a target whose owner chooses the encoding (`TEXT`). Anything else is
+    /// an owner passing one format off as another (xclip answers every target with its one type's bytes).
+    public func accepts(reply: PasteboardType, forRequested requested: PasteboardType) -> Bool {
+        if reply == requested { return true }
+        guard let asked = row(of: requested), let got = row(of: reply) else { return false }
+        return asked.format == got.format || (asked.replyMayBeAnyOfFamily && asked.family == got.family)
+    }
+
+    // MARK: - Plans
+
+    /// How to produce `wanted` from one of `offered`: the offered type to read and the converters to run,
+    /// or nil when nothing offered converts to it. An offered `wanted` is read as it is; otherwise the plan
+    /// that keeps the most wins (exact steps before faithful, invented and lossy ones), then the source
+    /// earlier in the table's rows (richest first), then the shorter plan.
+    ///
+    /// A target whose owner chooses the encoding (`TEXT`) is always produced by a converter, even from
+    /// itself: the reply is typed as the encoding chosen, never as `TEXT`.
+    public func plan(producing wanted: PasteboardType, from offered: [PasteboardType]) -> ConversionPlan? {
+        let ownerChooses = row(of: wanted)?.replyMayBeAnyOfFamily == true
+        if offered.contains(wanted) && !ownerChooses { return ConversionPlan(source: wanted, target: wanted, steps: []) }
+        guard let target = format(of: wanted) else { return nil }
+        var best: (cost: Int, rank: Int, plan: ConversionPlan)?
+        for source in offered {
+            guard let sourceFormat = format(of: source), let rank = rowByType[source],
+                  let path = cheapestPath(from: sourceFormat, to: target, atLeastOneStep: ownerChooses) else { continue }
+            let cost = path.reduce(0) { $0 + $1.fidelity.cost }
+            let candidate = ConversionPlan(source: source, target: wanted, steps: path)
+            if let current = best {
+                let better = cost != current.cost ? cost < current.cost
+                    : rank != current.rank ? rank < current.rank
+                    : path.count < current.plan.steps.count
+                if !better { continue }
+            }
+            best = (cost, rank, candidate)
+        }
+        return best?.plan
+    }
+
+    /// The targets a holder of `offered` lists in TARGETS, in order: each offered type, and right after
+    /// the first of a family, the other types of that family it can produce (for a family listed in table
+    /// order, all of them in that order, where its first type is); then the types of other families it can
+    /// produce, in row order. A type whose best plan invents structure is listed only when
+    /// its converter says so (`Converter.advertised`).
+    public func advertisedTypes(for offered: [PasteboardType]) -> [PasteboardType] {
+        var listed: [PasteboardType] = []
+        var seen: Set<PasteboardType> = []
+        func add(_ type: PasteboardType) { if seen.insert(type).inserted { listed.append(type) } }
+        func derivable(_ type: PasteboardType) -> Bool {
+            plan(producing: type, from: offered)?.isAdvertised == true
+        }
+        var familiesDone: Set<TypeFamily> = []
+        for type in offered {
+            guard let family = family(of: type) else { add(type); continue }
+            if family.listedInTableOrder {
+                guard familiesDone.insert(family).inserted else { continue }
+                for member in members(of: family) where offered.contains(member) || derivable(member) { add(member) }
+                continue
+            }
+            add(type)
+            guard familiesDone.insert(family).inserted else { continue }
+            for member in members(of: family) where !seen.contains(member) && derivable(member) { add(member) }
+        }
+        for row in rows where !seen.contains(row.type) && derivable(row.type) { add(row.type) }
+        return listed
+    }
+
+    /// The fewest-cost chain of converters from `source` to `target` (empty when they are the same format),
+    /// where an `invented` step may only come last. Formats are few: a plain search is enough.
+    private func cheapestPath(from source: RepresentationFormat, to target: RepresentationFormat,
+                              atLeastOneStep: Bool = false) -> [Converter]? {
+        if source == target && !atLeastOneStep { return [] }
+        // Dijkstra over (format, whether an invented step was taken); paths are short and the graph small.
+        var best: [RepresentationFormat: (cost: Int, path: [Converter])] = [source: (0, [])]
+        var frontier: [(RepresentationFormat, Int, [Converter])] = [(source, 0, [])]
+        var result: (cost: Int, path: [Converter])?
+        while !frontier.isEmpty {
+            frontier.sort { $0.1 < $1.1 }
+            let (format, cost, path) = frontier.removeFirst()
+            if let result, cost >= result.cost { break }
+            for step in convertersFrom[format] ?? [] {
+                let next = cost + step.fidelity.cost
+                let nextPath = path + [step]
+                if step.to == target {
+                    if result == nil || next < result!.cost || (next == result!.cost && nextPath.count < result!.path.count) {
+                        result = (next, nextPath)
+                    }
+                    continue
+                }
+                // Nothing converts what an invented step produced: its structure is a guess.
+                guard step.fidelity != .invented else { continue }
+                if let known = best[step.to], known.cost <= next { continue }
+                best[step.to] = (next, nextPath)
+                frontier.append((step.to, next, nextPath))
+            }
+        }
+        return result?.path
+    }
+}
+
+/// A chosen way to produce one type: read `source`, run `steps` in order.
+public struct ConversionPlan: Sendable {
+    /// The offered type to read.
+    public let source: PasteboardType
+    /// The type asked for.
+    public let target: PasteboardType
+    public let steps: [Converter]
+
+    public init(source: PasteboardType, target: PasteboardType, steps: [Converter]) {
+        self.source = source
+        self.target = target
+        self.steps = steps
+    }
+
+    /// True when the source is read as it is (the same bytes, under its own name or an alias).
+    public var isIdentity: Bool { steps.isEmpty }
+    /// The least faithful step (exact for the identity).
+    public var fidelity: Fidelity { steps.map(\.fidelity).max() ?? .exact }
+    public var isLossy: Bool { fidelity == .lossy }
+    /// Whether a holder of the source lists the target in TARGETS.
+    public var isAdvertised: Bool { steps.allSatisfy(\.advertised) }
+    /// Whether any step needs the thread that owns the X connection.
+    public var needsCallerThread: Bool { steps.contains(where: \.needsCallerThread) }
+
+    /// Runs the plan on `input` (the source's bytes) and returns the target's representation (typed as
+    /// served: `TEXT` comes back as `STRING` or `UTF8_STRING`).
+    public func run(_ input: [UInt8], services: ConversionServices) throws(ConversionError) -> Representation {
+        var output = ConverterOutput(input)
+        for step in steps {
+            do {
+                output = try step.function(output.data, services)
+            } catch {
+                throw ConversionError(from: step.from, to: step.to, reason: error.reason)
+            }
+        }
+        return Representation(type: output.servedAs ?? target, data: output.data)
+    }
+
+    /// Runs the steps from `index` on: the daemon runs a plan's worker-thread prefix away from the loop and
+    /// the rest (COMPOUND_TEXT) on it.
+    public func run(_ input: [UInt8], from index: Int, services: ConversionServices) throws(ConversionError) -> Representation {
+        try ConversionPlan(source: source, target: target, steps: Array(steps[index...])).run(input, services: services)
+    }
+}
+
+extension PasteboardContent {
+    /// The content's plain text as UTF-8 — from a plain-text representation, converted if it is not UTF-8
+    /// (`STRING`) — for previews and logs of size; nil when it has none that converts without an X
+    /// connection (rich text is not rendered here).
+    public func plainText(using table: ConversionTable = .standard) -> [UInt8]? {
+        let text = types.filter { table.family(of: $0) == .plainText }
+        guard let plan = table.plan(producing: .utf8String, from: text), !plan.needsCallerThread,
+              let data = data(for: plan.source) else { return nil }
+        return try? plan.run(data, services: ConversionServices()).data
+    }
+}
+
+// MARK: - Reading a type, the one way
+
+/// Why a reader got no representation of the type it wanted.
+public enum TypedReadError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Nothing offered is, or converts to, the type.
+    case notOffered(PasteboardType)
+    /// The owner answered a request for `asked` with a value of type `got` — one format passed off as
+    /// another (xclip answers every target with its one type's bytes).
+    case wrongReplyType(asked: PasteboardType, got: PasteboardType)
+    case conversionFailed(ConversionError)
+
+    public var description: String {
+        switch self {
+        case .notOffered(let type): "\(type) is not offered, and nothing offered converts to it"
+        case .wrongReplyType(let asked, let got): "the owner answered \(asked) with \(got) data"
+        case .conversionFailed(let error): "\(error)"
+        }
+    }
+}
+
+extension ConversionTable {
+    /// How every reader gets a type from what an owner offers — `pb paste`, the library, history — and the
+    /// same plan the daemon serves by: choose which offered type to read (`plan`), read it with `fetch`
+    /// (which returns what the owner sent, its type included, or nil when the owner refused), check the
+    /// reply's type (`accepts`), convert, and with `asUTF8Text` turn plain text of any encoding into UTF-8.
+    ///
+    /// Returns nil when the owner refused the type the plan chose. `fetch` errors pass through.
+    public func read<Failure: Error>(
+        _ wanted: PasteboardType, offered: [PasteboardType], services: ConversionServices, asUTF8Text: Bool,
+        fetch: (PasteboardType) -> Result<Representation?, Failure>
+    ) throws(ReadError<Failure>) -> Representation? {
+        guard let plan = plan(producing: wanted, from: offered) else { throw .read(.notOffered(wanted)) }
+        let reply: Representation
+        switch fetch(plan.source) {
+        case .failure(let error): throw .source(error)
+        case .success(nil): return nil
+        case .success(let representation?): reply = representation
+        }
+        guard accepts(reply: reply.type, forRequested: plan.source) else {
+            throw .read(.wrongReplyType(asked: plan.source, got: reply.type))
+        }
+        // The reply may be an alias, or TEXT's chosen encoding: plan again from what came.
+        guard let exact = self.plan(producing: wanted, from: [reply.type]) else { throw .read(.notOffered(wanted)) }
+        do {
+            let produced = try exact.run(reply.data, services: services)
+            return asUTF8Text ? try utf8Text(produced, services: services) : produced
+        } catch {
+            throw .read(.conversionFailed(error))
+        }
+    }
+
+    /// Plain text of any encoding as UTF-8 (typed `UTF8_STRING`); anything else as it is.
+    public func utf8Text(_ representation: Representation, services: ConversionServices) throws(ConversionError) -> Representation {
+        guard family(of: representation.type) == .plainText, format(of: representation.type) != .utf8Text,
+              let plan = plan(producing: .utf8String, from: [representation.type]) else { return representation }
+        return try plan.run(representation.data, services: services)
+    }
+
+    /// Whether `type`'s bytes are shown as they are (not plain text in another encoding than UTF-8).
+    public func isShownAsIs(_ type: PasteboardType) -> Bool {
+        family(of: type) != .plainText || format(of: type) == .utf8Text
+    }
+}
+
+/// A failure of `ConversionTable.read`: the table's, or the fetch's own.
+public enum ReadError<Failure: Error>: Error {
+    case read(TypedReadError)
+    case source(Failure)
+}

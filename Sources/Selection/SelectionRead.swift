@@ -1,0 +1,189 @@
+import XTypes
+
+/// Why a requestor got no value for a target.
+public enum SelectionReadFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The owner answered with property None: it does not offer the target.
+    case refused
+    /// The value is larger than the requestor's cap (`size` when the owner announced it). An INCR transfer
+    /// was read to its end and thrown away first, so the owner is not left waiting.
+    case tooLarge(cap: Int, size: Int?)
+    /// The owner broke the protocol (an INCR chunk of another type or format); the transfer was drained.
+    case malformed(String)
+    /// The owner did not answer, or stopped sending, in time (the driver's timers decide).
+    case timedOut
+    /// The requestor ended the read before the owner did (its transfer budget ran out).
+    case abandoned(String)
+
+    public var description: String {
+        switch self {
+        case .refused: "the owner does not offer that type"
+        case .tooLarge(let cap, let size):
+            size.map { "the data (\($0) bytes) is larger than the cap of \(cap) bytes" } ?? "the data is larger than the cap of \(cap) bytes"
+        case .malformed(let why): "the owner sent a malformed INCR transfer: \(why)"
+        case .timedOut: "the owner did not answer in time"
+        case .abandoned(let why): "stopped reading: \(why)"
+        }
+    }
+}
+
+/// One target read by a requestor (ICCCM 2.4, 2.5), as a value: after the driver asks for it (delete the
+/// property, ConvertSelection), it feeds in the owner's SelectionNotify, the properties it reads and the
+/// PropertyNotify events of new INCR chunks; each input returns what to do next.
+///
+/// The one policy for every reader of the project (the daemon's snapshots, the library's blocking reads):
+/// - a value larger than `cap` is never kept; an INCR transfer that outgrows the cap, changes its type or
+///   sends a chunk that is not format 8 is *drained* — read to its zero-length end and thrown away — since
+///   owners such as xclip serve one INCR at a time and stay stuck when a requestor walks away;
+/// - a single property over the cap is deleted unread;
+/// - time is the driver's: it gives up with `timedOut()` when the owner is silent too long, and may end
+///   a drain that never ends by abandoning its window (`abandon(_:)`).
+public struct SelectionRead: Sendable {
+    /// What the driver does next.
+    public enum Step: Equatable, Sendable {
+        /// Read the reply property with delete, at most this many bytes (`XGetWindowProperty`).
+        case readProperty(maximumBytes: Int)
+        /// Delete the reply property (a value over the cap, not read), then the read is finished.
+        case deleteProperty
+        /// Wait for the next event (an INCR chunk's PropertyNotify); restart the owner's timer.
+        case wait
+        /// The read is over.
+        case finished(Result<PropertyValue, SelectionReadFailure>)
+    }
+
+    public enum Phase: Equatable, Sendable {
+        /// ConvertSelection was sent; waiting for SelectionNotify.
+        case asking
+        /// SelectionNotify named a property; waiting for its value.
+        case readingReply(Atom)
+        /// Receiving INCR chunks.
+        case receiving
+        /// Reading INCR chunks to the end to throw them away, for the reason given at the end.
+        case draining(SelectionReadFailure)
+        case finished
+    }
+
+    public let target: Atom
+    /// The property the requestor asked the owner to use.
+    public let property: Atom
+    public let cap: Int
+    /// The largest INCR chunk read at once.
+    public let chunkReadLimit: Int
+    public private(set) var phase: Phase = .asking
+    private var receive: IncrReceive
+    /// The property the reply came in (the owner may name another than the one asked for).
+    public private(set) var replyProperty: Atom
+    private let incrAtom: Atom
+
+    public init(target: Atom, property: Atom, cap: Int, incrAtom: Atom, chunkReadLimit: Int = 16 << 20) {
+        self.target = target
+        self.property = property
+        self.cap = max(cap, 0)
+        self.incrAtom = incrAtom
+        self.chunkReadLimit = chunkReadLimit
+        replyProperty = property
+        receive = IncrReceive(cap: 0)
+    }
+
+    /// True while an INCR transfer is under way (received or drained).
+    public var isTransferring: Bool {
+        switch phase {
+        case .receiving, .draining: true
+        default: false
+        }
+    }
+
+    public var isFinished: Bool { phase == .finished }
+
+    /// The owner's SelectionNotify for this read. A duplicate during a transfer (xsel sends one at the end
+    /// of INCR) is ignored.
+    public mutating func notified(property: Atom) -> Step {
+        guard phase == .asking else { return .wait }
+        if property.isNone { return finish(.failure(.refused)) }
+        replyProperty = property
+        phase = .readingReply(property)
+        return .readProperty(maximumBytes: cap + 1)
+    }
+
+    /// The reply property as read (with delete) after `readProperty`.
+    public mutating func replyRead(_ read: PropertyRead) -> Step {
+        switch phase {
+        case .readingReply:
+            guard let value = read.value else { return finish(.failure(.refused)) }
+            if value.type == incrAtom {
+                // Reading the header with delete started the transfer (ICCCM 2.5).
+                let size = value.atoms.first.map { Int($0.rawValue) }
+                if let size, size > cap {
+                    phase = .draining(.tooLarge(cap: cap, size: size))
+                } else {
+                    receive = IncrReceive(cap: cap, sizeHint: size ?? 0)
+                    phase = .receiving
+                }
+                return .wait
+            }
+            if read.bytesAfter > 0 || value.byteCount > cap {
+                phase = .finished
+                return .deleteProperty
+            }
+            return finish(.success(value))
+        case .receiving, .draining:
+            return chunkRead(read)
+        case .asking, .finished:
+            return .wait
+        }
+    }
+
+    /// After `deleteProperty`: the read's result.
+    public var overCapFailure: SelectionReadFailure { .tooLarge(cap: cap, size: nil) }
+
+    /// A PropertyNotify (new value) on the reply property during a transfer: read the chunk.
+    public mutating func chunkArrived() -> Step {
+        isTransferring ? .readProperty(maximumBytes: chunkReadLimit) : .wait
+    }
+
+    private mutating func chunkRead(_ read: PropertyRead) -> Step {
+        guard let value = read.value else { return .wait }   // deleted before we read it: the next notify comes
+        if value.byteCount == 0 {
+            if case .draining(let failure) = phase { return finish(.failure(failure)) }
+            let type = receive.type ?? value.type
+            let data = receive.data
+            receive = IncrReceive(cap: 0)
+            return finish(.success(PropertyValue(type: type, bytes: data)))
+        }
+        guard case .receiving = phase else { return .wait }
+        guard let bytes = value.bytes else {
+            // Keeping the other chunks would keep the target with a hole in it.
+            return drain(.malformed("a chunk came with format \(value.format), not 8"))
+        }
+        switch receive.receive(type: value.type, bytes: bytes) {
+        case .needMore, .complete: return .wait
+        case .overCap: return drain(.tooLarge(cap: cap, size: nil))
+        case .typeMismatch: return drain(.malformed("a chunk changed the type"))
+        }
+    }
+
+    private mutating func drain(_ failure: SelectionReadFailure) -> Step {
+        receive = IncrReceive(cap: 0)
+        phase = .draining(failure)
+        return .wait
+    }
+
+    /// The owner was silent past the driver's timeout.
+    public mutating func timedOut() -> SelectionReadFailure {
+        phase = .finished
+        receive = IncrReceive(cap: 0)
+        return .timedOut
+    }
+
+    /// The driver ends the read (its budget ran out); it abandons the window so the owner's next chunk
+    /// fails with BadWindow and the owner ends its side.
+    public mutating func abandon(_ why: String) -> SelectionReadFailure {
+        phase = .finished
+        receive = IncrReceive(cap: 0)
+        return .abandoned(why)
+    }
+
+    private mutating func finish(_ result: Result<PropertyValue, SelectionReadFailure>) -> Step {
+        phase = .finished
+        return .finished(result)
+    }
+}

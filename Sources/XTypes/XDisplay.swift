@@ -1,0 +1,94 @@
+/// A property read in one request.
+public struct PropertyRead: Sendable {
+    /// Nil when the property does not exist.
+    public var value: PropertyValue?
+    /// Bytes left unread past `maximumBytes` (then a delete was not done).
+    public var bytesAfter: Int
+
+    public init(value: PropertyValue?, bytesAfter: Int) {
+        self.value = value
+        self.bytesAfter = bytesAfter
+    }
+}
+
+/// How `changeProperty` combines the new data with the old (X's PropModeReplace, Prepend, Append).
+public enum PropertyMode: Int32, Sendable {
+    case replace = 0, prepend = 1, append = 2
+}
+
+/// The calls a selection owner, requestor and clipboard manager make on an X server, as one interface:
+/// the real connection (`XClient.XConnection`, over Xlib) and a fake one (TestSupport's `FakeXServer`)
+/// implement it, so the daemon's and the library's logic run against either. Semantics are Xlib's; each
+/// requirement names the Xlib function it stands for in `XConnection`'s documentation.
+///
+/// Not thread-safe: every call comes from the thread that owns the connection.
+public protocol XDisplay: AnyObject, CompoundTextCodec {
+    /// The default screen's root window.
+    var root: WindowID { get }
+    /// The protocol atoms, interned at connect time.
+    var atoms: StandardAtoms { get }
+    /// The largest request the server accepts, in bytes.
+    var maximumRequestBytes: Int { get }
+    /// The serial the next request will carry; errors carry the serial of the request that caused them.
+    var nextRequestSerial: UInt64 { get }
+    /// True once the connection to the server is gone; every later call is a no-op.
+    var isConnectionLost: Bool { get }
+    /// The descriptor to poll for events, or nil when events are only ever already pending (a fake server
+    /// delivers them as it is called: nothing more will come by waiting).
+    var pollDescriptor: Int32? { get }
+
+    /// Sends buffered requests.
+    func flush()
+    /// Sends buffered requests and waits until the server processed them.
+    func sync()
+    /// Events already received, without blocking (flushes first).
+    func pendingEvents() -> Int
+    /// The next event; call only when `pendingEvents() > 0`.
+    func nextEvent() -> XEventValue
+    /// The protocol errors recorded since the last call, oldest first.
+    func takeErrors() -> [XProtocolError]
+
+    func intern(_ name: String) -> Atom
+    /// Interns several names in one round trip.
+    func intern(_ names: [String]) -> [Atom]
+    func name(of atom: Atom) -> String?
+
+    /// An unmapped window of this client's, selecting `eventMask`.
+    func createWindow(eventMask: EventMask) -> WindowID
+    func destroyWindow(_ window: WindowID)
+    /// Replaces this client's event mask on `window`.
+    func selectInput(_ window: WindowID, _ mask: EventMask)
+
+    func setSelectionOwner(_ selection: Atom, owner: WindowID, time: Timestamp)
+    /// A round trip.
+    func selectionOwner(_ selection: Atom) -> WindowID
+    func convertSelection(_ selection: Atom, target: Atom, property: Atom, requestor: WindowID, time: Timestamp)
+    /// Sends SelectionNotify to `requestor` (`property` `.none` refuses).
+    func sendSelectionNotify(requestor: WindowID, selection: Atom, target: Atom, property: Atom, time: Timestamp)
+    func sendClientMessage(to destination: WindowID, eventMask: EventMask, window: WindowID, type: Atom, data: [Int])
+    /// XFixes selection events about `selection`, delivered to `window`.
+    func watchSelection(_ selection: Atom, on window: WindowID, mask: XFixesSelectionMask)
+
+    func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue, mode: PropertyMode)
+    /// Writes format-8 data straight from `bytes` (no copy is made first).
+    func changeProperty(_ window: WindowID, _ property: Atom, type: Atom, bytes: UnsafeRawBufferPointer, mode: PropertyMode)
+    /// Reads up to `maximumBytes`, deleting the property if `delete` and everything was read. A round trip.
+    func getProperty(_ window: WindowID, _ property: Atom, delete: Bool, maximumBytes: Int) -> PropertyRead
+    func deleteProperty(_ window: WindowID, _ property: Atom)
+}
+
+extension XDisplay {
+    public func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue) {
+        changeProperty(window, property, value, mode: .replace)
+    }
+
+    public func changeProperty(_ window: WindowID, _ property: Atom, type: Atom, bytes: UnsafeRawBufferPointer) {
+        changeProperty(window, property, type: type, bytes: bytes, mode: .replace)
+    }
+
+    public func watchSelection(_ selection: Atom, on window: WindowID) {
+        watchSelection(selection, on: window, mask: .all)
+    }
+
+    public func createWindow() -> WindowID { createWindow(eventMask: [.propertyChange]) }
+}

@@ -1,0 +1,163 @@
+import ControlProtocol
+@testable import DaemonCore
+import Foundation
+import PasteboardCore
+import SystemSupport
+import TestSupport
+import XCTest
+import XTypes
+
+/// What X requestors and control clients get from content the daemon holds: listed targets, values,
+/// conversions, refusals. No X server: `FakeXServer`.
+final class ServingTests: XCTestCase {
+    func testPlainTextIsListedWithItsEncodingsAndRTFDButHTMLOnlyWhenAskedByName() throws {
+        let h = try Harness()
+        try h.copy([(.utf8PlainText, "line one\n\n\tindented  two")])
+        let targets = h.targets()
+        XCTAssertEqual(Array(targets.prefix(3)), ["TARGETS", "TIMESTAMP", "MULTIPLE"])
+        for name in ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT", "COMPOUND_TEXT", "com.apple.flat-rtfd"] {
+            XCTAssertTrue(targets.contains(name), "\(name) in \(targets)")
+        }
+        XCTAssertFalse(targets.contains("text/html"), "browsers would paste paragraphs")
+        XCTAssertFalse(targets.contains("text/rtf"), "LibreOffice would paste RTF")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "line one\n\n\tindented  two")
+        // Asked for by name, HTML is made all the same.
+        let html = h.paste("text/html")
+        XCTAssertEqual(html.typeName, "text/html")
+        XCTAssertTrue(html.text?.contains("indented") == true, html.text ?? "nil")
+    }
+
+    func testTextEncodingsAreServedAsXRequestorsExpect() throws {
+        let h = try Harness()
+        try h.copy([(.utf8PlainText, "naïve €")])
+        let string = h.paste("STRING")
+        XCTAssertEqual(string.typeName, "STRING")
+        if case .some(.some(let value)) = string.result { XCTAssertEqual(value.bytes, Array("na".utf8) + [0xEF] + Array("ve ?".utf8)) }
+        let text = h.paste("TEXT")
+        XCTAssertEqual(text.typeName, "UTF8_STRING", "TEXT is answered in the encoding that holds every character")
+        XCTAssertEqual(h.paste("COMPOUND_TEXT").text, "CT:naïve €", "Xlib's encoder (the fake's) on the loop thread")
+        XCTAssertEqual(h.paste("text/plain").text, "naïve €")
+    }
+
+    func testRichTextIsConvertedForEveryRichAndPlainTarget() throws {
+        let h = try Harness()
+        try h.copy([(.rtf, #"{\rtf1\ansi plain {\b bold}\par}"#)])
+        let targets = h.targets()
+        for name in ["text/rtf", "application/rtf", "text/richtext", "text/html", "com.apple.flat-rtfd", "UTF8_STRING", "STRING"] {
+            XCTAssertTrue(targets.contains(name), "\(name) in \(targets)")
+        }
+        XCTAssertTrue(h.paste("text/html").text?.contains("<b>bold</b>") == true)
+        XCTAssertEqual(h.paste("UTF8_STRING").text?.trimmingCharacters(in: .newlines), "plain bold")
+        XCTAssertEqual(h.paste("application/rtf").text, #"{\rtf1\ansi plain {\b bold}\par}"#, "the RTF as given, under an alias")
+        XCTAssertEqual(h.paste("COMPOUND_TEXT").text?.trimmingCharacters(in: .newlines), "CT:plain bold",
+                       "RTF → text on the worker, text → COMPOUND_TEXT on the loop")
+    }
+
+    func testAFailedConversionIsRefusedAndLoggedOnceWithoutContent() throws {
+        let h = try Harness()
+        try h.copy([(.flatRTFD, "rtfd\0\0\0\0 secret garbage")])
+        XCTAssertEqual(h.paste("text/html").result.map { $0 == nil }, true, "refused, never garbage")
+        XCTAssertEqual(h.paste("text/html").result.map { $0 == nil }, true, "and refused again without converting again")
+        let lines = h.log.filter { $0.contains("could not derive text/html") }
+        XCTAssertEqual(lines.count, 1, "\(h.log)")
+        XCTAssertFalse(h.log.contains { $0.contains("secret garbage") }, "no content in the log")
+        // A control client is told why.
+        guard case .error(let code, let message)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["text/html"], display: ":99")).first else {
+            return XCTFail("no error")
+        }
+        XCTAssertEqual(code, .conversionFailed)
+        XCTAssertTrue(message.contains("text/html"), message)
+    }
+
+    func testReadAnswersHeldContentConvertedAndSaysWhyWhenItCannot() throws {
+        let h = try Harness()
+        try h.copy([(.rtf, #"{\rtf1 {\i it}}"#)])
+        guard case .items(let items)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["text/html"], display: ":99.0")).first else {
+            return XCTFail("no items")
+        }
+        XCTAssertEqual(items.first?.types, [.html])
+        XCTAssertTrue(String(decoding: items.first?.data(for: .html) ?? [], as: UTF8.self).contains("<i>it</i>"))
+        guard case .error(let code, _)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["image/png"], display: ":99")).first else {
+            return XCTFail("no error")
+        }
+        XCTAssertEqual(code, .typeNotOffered)
+        guard case .error(let other, _)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["text/html"], display: ":7")).first else {
+            return XCTFail("no error")
+        }
+        XCTAssertEqual(other, .notFound, "another display's daemon is not asked")
+        let foreign = h.owner([("UTF8_STRING", Array("theirs".utf8))])
+        foreign.own()
+        h.settle()
+        guard case .error(let notHeld, _)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["UTF8_STRING"], display: ":99")).first else {
+            return XCTFail("no error")
+        }
+        XCTAssertEqual(notHeld, .notFound, "held by another application: the client reads it through X")
+    }
+
+    func testMultipleGetsEachTargetConvertedOnce() throws {
+        let h = try Harness()
+        try h.copy([(.html, "<p>a <b>b</b></p>")])
+        let requestor = FakeRequestor(server: h.server)   // not pumped: the properties stay for the test to read
+        let c = requestor.connection
+        let pairs = ["text/rtf", "P1", "UTF8_STRING", "P2", "image/png", "P3", "text/rtf", "P4"].map { c.intern($0).rawValue }
+        c.changeProperty(requestor.window, c.intern("PAIRS"), PropertyValue(type: c.atoms.atomPair, longs: pairs))
+        c.convertSelection(c.atoms.clipboard, target: c.atoms.multiple, property: c.intern("PAIRS"), requestor: requestor.window, time: .currentTime)
+        h.settle()
+        let written = h.server.property(requestor.window, c.intern("PAIRS"))?.atoms.map(\.rawValue)
+        XCTAssertEqual(written?[5], 0, "image/png's pair is refused with None")
+        XCTAssertTrue(String(decoding: h.server.property(requestor.window, c.intern("P1"))?.bytes ?? [], as: UTF8.self).hasPrefix("{\\rtf1"))
+        XCTAssertEqual(h.server.property(requestor.window, c.intern("P1")), h.server.property(requestor.window, c.intern("P4")))
+        XCTAssertEqual(h.server.property(requestor.window, c.intern("P2"))?.bytes.map { String(decoding: $0, as: UTF8.self) }?.trimmingCharacters(in: .newlines), "a b")
+    }
+
+    func testLargeValuesGoByIncrAndARequestorThatVanishesEndsTheTransfer() throws {
+        let h = try Harness()
+        let big = String(repeating: "0123456789abcdef", count: (3 << 20) / 16)
+        try h.copy([(.utf8PlainText, big)])
+        XCTAssertEqual(h.paste("UTF8_STRING").text, big, "INCR, in chunks, to the end")
+        XCTAssertEqual(h.engine.service.transfers.count, 0)
+
+        let requestor = h.requestor()
+        requestor.ask("CLIPBOARD", "UTF8_STRING")
+        // Answered with an INCR header; the requestor dies before reading.
+        while h.x.pendingEvents() > 0 { h.engine.handle(h.x.nextEvent()) }
+        XCTAssertEqual(h.engine.service.transfers.count, 1)
+        requestor.connection.close()
+        h.settle()
+        XCTAssertEqual(h.engine.service.transfers.count, 0, "DestroyNotify dropped it")
+    }
+
+    func testARequestorWhoseWindowIsGoneCausesALoggedXErrorNotACrash() throws {
+        let h = try Harness()
+        try h.copy([(.utf8PlainText, "x")])
+        let requestor = h.requestor()
+        requestor.ask("CLIPBOARD", "UTF8_STRING")
+        requestor.connection.destroyWindow(requestor.window)
+        h.settle()
+        XCTAssertTrue(h.log.contains { $0.contains("X error answering") && $0.contains("BadWindow") }, "\(h.log)")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "x", "and serves on")
+    }
+
+    func testStaleRequestsAndSideEffectTargetsAreRefused() throws {
+        let h = try Harness()
+        try h.copy([(.utf8PlainText, "x")])
+        let requestor = h.requestor()
+        requestor.ask("CLIPBOARD", "UTF8_STRING", time: Timestamp(5))
+        h.settle()
+        XCTAssertEqual(requestor.result.map { $0 == nil }, true, "a request older than the ownership is refused")
+        XCTAssertEqual(h.paste("DELETE").result.map { $0 == nil }, true)
+    }
+
+    func testPasteOnceContentIsClearedWhenThePasteGoesQuiet() throws {
+        let h = try Harness()
+        let count = try h.copy([(.utf8PlainText, "once")], options: [.pasteOnce])
+        XCTAssertEqual(h.paste("TARGETS").typeName, "ATOM")
+        h.advance(by: .seconds(1))
+        XCTAssertTrue(h.daemonOwns(), "TARGETS is not a paste")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "once")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "once", "the paste's other requests within the quiet period")
+        h.advance(by: SelectionService.pasteOnceQuietPeriod)
+        XCTAssertFalse(h.daemonOwns())
+        XCTAssertEqual(h.count(), count + 1, "the clear is one change")
+    }
+}
