@@ -63,7 +63,7 @@ let package = Package(
         // MARK: - Executables (thin: parse, wire, run)
 
         /// The daemon's main.
-        .executableTarget(name: "pasteboardd", dependencies: ["DaemonCore", "SystemSupport"]),
+        .executableTarget(name: "pasteboardd", dependencies: ["DaemonCore", "PasteboardCore", "SystemSupport"]),
         /// The command line; also pbcopy and pbpaste by argv[0].
         .executableTarget(
             name: "pb",
@@ -78,10 +78,12 @@ let package = Package(
         /// Xvfb fixture, peer runners and helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["SystemSupport", "XTypes"], path: "Tests/TestSupport"),
         .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
-        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore"]),
-        .testTarget(name: "CLISupportTests", dependencies: ["CLISupport"]),
-        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "XTypes"]),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore", "TestSupport"]),
+        .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
+        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
+        /// The library's requestor on a fake X server.
+        .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "TestSupport", "XTypes"]),
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
         .testTarget(
             name: "DaemonCoreTests",
@@ -90,7 +92,7 @@ let package = Package(
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
-            name: "EndToEndTests", dependencies: ["TestSupport", "XClient", "Selection", "XTypes", "SystemSupport", "Pasteboard"],
+            name: "EndToEndTests", dependencies: ["Pasteboard", "SystemSupport", "TestSupport"],
             exclude: ["Peers"]
         ),
 

@@ -104,7 +104,9 @@ public final class SelectionReader {
                     }
                 }
             } catch .timedOut {
-                if clock.now() < deadline && read.phase == .asking {
+                // Ask again while time is left (a display without a descriptor to wait on — a fake server —
+                // has delivered all it ever will: nothing comes by asking again).
+                if x.pollDescriptor != nil && clock.now() < deadline && read.phase == .asking {
                     if owner(of: selection).isNone { throw .empty }
                     continue
                 }

@@ -252,12 +252,12 @@ final class ManagerProtocolTests: DesktopTestCase {
 
     func testItBecomesTheManagerWhenNobodyIs() throws {
         try desktop.startDaemon()
-        try waitUntil(10, "pasteboardd owns CLIPBOARD_MANAGER") { (try requestor("manager-owner")["owner"] as? Int ?? 0) != 0 }
+        try waitUntil(10, "pasteboardd owns CLIPBOARD_MANAGER") { try XCTUnwrap(requestor("manager-owner")["owner"] as? Int, "the requestor reports the owner") != 0 }
     }
 
     func testAClientThatDiesMidSaveLeavesNothingTaken() throws {
         try desktop.startDaemon()
-        try waitUntil(10, "pasteboardd owns CLIPBOARD_MANAGER") { (try requestor("manager-owner")["owner"] as? Int ?? 0) != 0 }
+        try waitUntil(10, "pasteboardd owns CLIPBOARD_MANAGER") { try XCTUnwrap(requestor("manager-owner")["owner"] as? Int, "the requestor reports the owner") != 0 }
         let owner = try startTestOwner(mode: "silent", targets: [("UTF8_STRING", Array("never saved".utf8))])
         defer { owner.exit() }
         // The client asks for a save and vanishes; its owner never answers the manager's reads.

@@ -57,7 +57,7 @@ final class CopyPasteTests: DesktopTestCase {
         try pb("copy", input: [UInt8]("stamp"))
         let reply = try requestor("timestamp")
         XCTAssertEqual(reply["type"] as? String, "INTEGER")
-        let value = (reply["value"] as? [Int])?.first ?? 0
+        let value = try XCTUnwrap((reply["value"] as? [Int])?.first, "TIMESTAMP's value")
         XCTAssertGreaterThan(value, 1)
         XCTAssertTrue(try requestor("stale")["notify_property"] is NSNull, "a request older than the acquisition is refused")
         // Requests with CurrentTime are served.

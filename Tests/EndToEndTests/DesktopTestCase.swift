@@ -18,7 +18,7 @@ class DesktopTestCase: XCTestCase {
         try super.setUpWithError()
         if Self.desktops[ObjectIdentifier(Self.self)] == nil {
             if Tools.path(of: "Xvfb") == nil && !Tools.isCI {
-                throw XCTSkip("Xvfb is not installed; `make test` installs it")
+                throw XCTSkip(SkipLog.record(name, "Xvfb is not installed; `make test` installs it"))
             }
             let desktop = try Desktop()
             if Self.startsDaemon { try desktop.startDaemon() }
@@ -48,11 +48,13 @@ class DesktopTestCase: XCTestCase {
         try desktop.runner.run(tool, arguments, input: input, timeout: timeout)
     }
 
-    /// The changeCount `pb count` reports.
-    func count(_ extra: String...) throws -> UInt64 {
+    /// The changeCount `pb count` reports; throws when it reports none (a test never compares a count it
+    /// could not read).
+    func count(_ extra: String..., file: StaticString = #filePath, line: UInt = #line) throws -> UInt64 {
         let result = try desktop.runner.run(desktop.pb, ["count"] + extra)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return UInt64(result.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        XCTAssertEqual(result.status, 0, result.stderr, file: file, line: line)
+        return try XCTUnwrap(UInt64(result.text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                             "pb count printed \(result.text.debugDescription)", file: file, line: line)
     }
 
     /// The test requestor (python-xlib) with `arguments`, decoded from its JSON line.

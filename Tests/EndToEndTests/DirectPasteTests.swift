@@ -7,7 +7,7 @@ import XCTest
 /// serving another display, and a reader that goes away early does not hang it.
 final class DirectPasteTests: DesktopTestCase {
     func testHeldContentPastesByteExactAtAnySize() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator.forTest(name)
         // Several socket reads' worth (pb reads 256 KiB at a time) and a size that is not a multiple of it.
         let binary = (0..<(3 << 20) + 12_345).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let file = desktop.home + "/direct.bin"

@@ -8,7 +8,7 @@ final class LargeTransferTests: DesktopTestCase {
     static let size = 64 << 20
 
     func randomFile(_ size: Int, name: String) throws -> (path: String, data: [UInt8]) {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator.forTest(name)
         var data = [UInt8](repeating: 0, count: size)
         data.withUnsafeMutableBytes { raw in
             let words = raw.bindMemory(to: UInt64.self)

@@ -85,7 +85,12 @@ final class PasteboardModelTests: DesktopTestCase {
         let general = board()
         let before = try general.changeCount
         let copier = Thread { [desktop] in
-            Thread.sleep(forTimeInterval: 0.2)
+            // Copy once the daemon reports the watcher (pb status), not after a guess at how long that takes.
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let status = (try? desktop.runner.run(desktop.pb, ["status"]).text) ?? ""
+                if status.split(separator: "\n").contains("watchers: 1") { break }
+            }
             _ = try? desktop.runner.run(desktop.pb, ["copy"], input: Array("wake up".utf8))
         }
         copier.start()

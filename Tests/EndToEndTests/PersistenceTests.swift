@@ -110,7 +110,7 @@ final class PersistenceTests: DesktopTestCase {
         }
         let files = FileManager.default.enumerator(atPath: state)?.compactMap { $0 as? String } ?? []
         for file in files {
-            let size = (try? FileManager.default.attributesOfItem(atPath: state + "/" + file)[.size] as? Int) ?? 0
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: state + "/" + file)[.size] as? Int, "the size of \(file)")
             XCTAssertLessThan(size, 16 << 20, "\(file) is not the 20 MiB copy")
         }
     }

@@ -37,7 +37,8 @@ final class RobustnessTests: DesktopTestCase {
         XCTAssertEqual(try pb("paste").stdout.count, big.count, "another client is served meanwhile")
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         let status = try String(contentsOfFile: "/proc/\(desktop.daemon!.processIdentifier)/status", encoding: .utf8)
-        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        let rss = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) },
+                                "VmRSS in /proc/PID/status")
         XCTAssertLessThan(rss, 150 << 10, "one unread 8 MiB answer is kept (KiB), not 40")
     }
 

@@ -1,5 +1,5 @@
 import PasteboardCore
-import Selection
+import TestSupport
 import XTypes
 import XCTest
 
@@ -59,21 +59,9 @@ final class ChangeCounterTests: XCTestCase {
         XCTAssertEqual(counter.recordExternalChange(), 26, "counting continues from the raised value")
     }
 
-    /// A deterministic generator (SplitMix64) so a failure reproduces.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func testCountNeverRepeatsAValueOverRandomEvents() {
         for seed in UInt64(1)...20 {
-            var random = SplitMix64(state: seed)
+            var random = SeededGenerator(seed: seed)
             var counter = ChangeCounter()
             var published: Set<UInt64> = [0]
             var last: UInt64 = 0

@@ -17,6 +17,8 @@ public final class FakeOwner {
     public var incrThreshold = Int.max
     /// The requests seen, by target name.
     public private(set) var requested: [String] = []
+    /// INCR transfers this owner is still sending (a requestor that walked away leaves one here for good).
+    public var transfersInProgress: Int { transfers.count }
     /// The SelectionNotify events this owner got for requests of its own (target, property; None: refused).
     public private(set) var notifications: [(target: Atom, property: Atom)] = []
     private struct Key: Hashable { var requestor: WindowID; var property: Atom }
@@ -27,6 +29,12 @@ public final class FakeOwner {
         window = connection.createWindow(eventMask: [.propertyChange])
         self.selection = connection.intern(selection)
         self.targets = targets.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Answers each request as it arrives, inside the requestor's own call: for a blocking reader on the
+    /// same thread.
+    public func answerAtOnce() {
+        connection.onEvent = { [weak self] in self?.pump() }
     }
 
     /// Takes the selection now (CurrentTime, as xclip does).

@@ -114,7 +114,8 @@ public final class FakeXServer {
 
     /// One client of the fake server.
     public final class Connection: XDisplay {
-        unowned let server: FakeXServer
+        // Strong: a test may keep only its connections; the server lives as long as any of them (a cycle a test run can afford).
+        let server: FakeXServer
         let index: Int
         private var events: [XEventValue] = []
         private var errors: [XProtocolError] = []
@@ -124,6 +125,9 @@ public final class FakeXServer {
         public private(set) var isConnectionLost = false
         /// Every request this client sent, by name, for tests that assert what was (not) done.
         public private(set) var requestLog: [String] = []
+        /// Called after an event is queued here: a peer that answers at once (while a blocking reader on
+        /// another connection waits) handles it from this.
+        public var onEvent: (() -> Void)?
 
         init(server: FakeXServer, index: Int, maximumRequestBytes: Int) {
             self.server = server
@@ -137,7 +141,9 @@ public final class FakeXServer {
         public var pollDescriptor: Int32? { nil }
 
         fileprivate func queue(_ event: XEventValue) {
-            if !isConnectionLost { events.append(event) }
+            guard !isConnectionLost else { return }
+            events.append(event)
+            onEvent?()
         }
 
         /// Counts a request; returns false (recording BadWindow) when it names a window that does not exist.

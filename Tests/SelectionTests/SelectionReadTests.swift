@@ -1,0 +1,100 @@
+import Selection
+import XCTest
+import XTypes
+
+/// The requestor state machine every reader drives: one policy for refusals, caps, INCR and its drains.
+final class SelectionReadTests: XCTestCase {
+    let incr = Atom(90), target = Atom(50), property = Atom(60), reply = Atom(61), utf8 = Atom(70)
+
+    func read(cap: Int = 100) -> SelectionRead {
+        SelectionRead(target: target, property: property, cap: cap, incrAtom: incr)
+    }
+
+    func value(_ bytes: [UInt8], type: Atom? = nil) -> PropertyRead {
+        PropertyRead(value: PropertyValue(type: type ?? utf8, bytes: bytes), bytesAfter: 0)
+    }
+
+    func testARefusalFinishesAtOnce() {
+        var read = read()
+        XCTAssertEqual(read.notified(property: .none), .finished(.failure(.refused)))
+        XCTAssertTrue(read.isFinished)
+    }
+
+    func testAValueInOnePropertyIsReadWithDeleteAndKeptWithItsType() {
+        var read = read()
+        XCTAssertEqual(read.notified(property: reply), .readProperty(maximumBytes: 101), "one byte over the cap, to see an overflow")
+        XCTAssertEqual(read.replyProperty, reply, "the property the owner named")
+        XCTAssertEqual(read.replyRead(value(Array("hello".utf8))), .finished(.success(PropertyValue(type: utf8, bytes: Array("hello".utf8)))))
+    }
+
+    func testAPropertyOverTheCapIsDeletedUnread() {
+        var read = read(cap: 4)
+        _ = read.notified(property: reply)
+        XCTAssertEqual(read.replyRead(PropertyRead(value: PropertyValue(type: utf8, bytes: [1, 2, 3, 4, 5]), bytesAfter: 7)), .deleteProperty)
+        XCTAssertEqual(read.overCapFailure, .tooLarge(cap: 4, size: nil))
+    }
+
+    func testIncrIsFollowedChunkByChunkToItsEmptyEnd() {
+        var read = read()
+        _ = read.notified(property: reply)
+        XCTAssertEqual(read.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [10]), bytesAfter: 0)), .wait)
+        XCTAssertTrue(read.isTransferring)
+        XCTAssertEqual(read.chunkArrived(), .readProperty(maximumBytes: read.chunkReadLimit))
+        XCTAssertEqual(read.replyRead(value([1, 2, 3, 4, 5, 6])), .wait)
+        XCTAssertEqual(read.replyRead(value([7, 8, 9, 10])), .wait)
+        XCTAssertEqual(read.replyRead(value([])), .finished(.success(PropertyValue(type: utf8, bytes: Array(1...10)))))
+    }
+
+    func testAnIncrAnnouncedOverTheCapIsDrainedToItsEndThenReported() {
+        var read = read(cap: 8)
+        _ = read.notified(property: reply)
+        XCTAssertEqual(read.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [1000]), bytesAfter: 0)), .wait)
+        XCTAssertEqual(read.phase, .draining(.tooLarge(cap: 8, size: 1000)))
+        for _ in 0..<5 {
+            XCTAssertEqual(read.chunkArrived(), .readProperty(maximumBytes: read.chunkReadLimit), "every chunk is read (and deleted) so the owner goes on")
+            XCTAssertEqual(read.replyRead(value([UInt8](repeating: 1, count: 200))), .wait)
+        }
+        XCTAssertEqual(read.replyRead(value([])), .finished(.failure(.tooLarge(cap: 8, size: 1000))), "reported only at the end")
+    }
+
+    func testAnIncrThatOutgrowsTheCapOrChangesTypeOrFormatIsDrained() {
+        var growing = read(cap: 8)
+        _ = growing.notified(property: reply)
+        _ = growing.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [4]), bytesAfter: 0))
+        XCTAssertEqual(growing.replyRead(value([UInt8](repeating: 0, count: 9))), .wait)
+        XCTAssertEqual(growing.phase, .draining(.tooLarge(cap: 8, size: nil)), "xclip announces no size: the cap is checked as chunks come")
+
+        var retyped = read()
+        _ = retyped.notified(property: reply)
+        _ = retyped.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [4]), bytesAfter: 0))
+        _ = retyped.replyRead(value([1]))
+        _ = retyped.replyRead(value([2], type: Atom(71)))
+        XCTAssertEqual(retyped.phase, .draining(.malformed("a chunk changed the type")))
+
+        var wide = read()
+        _ = wide.notified(property: reply)
+        _ = wide.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [4]), bytesAfter: 0))
+        _ = wide.replyRead(PropertyRead(value: PropertyValue(type: utf8, longs: [1, 2]), bytesAfter: 0))
+        XCTAssertEqual(wide.replyRead(value([])), .finished(.failure(.malformed("a chunk came with format 32, not 8"))),
+                       "never kept with a hole in it")
+    }
+
+    func testADuplicateNotifyDuringATransferIsIgnored() {
+        var read = read()
+        _ = read.notified(property: reply)
+        _ = read.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [4]), bytesAfter: 0))
+        XCTAssertEqual(read.notified(property: reply), .wait, "xsel notifies again at the end of INCR")
+        XCTAssertTrue(read.isTransferring)
+    }
+
+    func testTimingOutAndAbandoningEndTheRead() {
+        var silent = read()
+        XCTAssertEqual(silent.timedOut(), .timedOut)
+        XCTAssertTrue(silent.isFinished)
+        var endless = read()
+        _ = endless.notified(property: reply)
+        _ = endless.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [4]), bytesAfter: 0))
+        XCTAssertEqual(endless.abandon("too long"), .abandoned("too long"))
+        XCTAssertEqual(endless.chunkArrived(), .wait, "chunks after the end are not read")
+    }
+}
