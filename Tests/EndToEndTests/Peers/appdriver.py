@@ -17,6 +17,7 @@ Before the first command it prints {"ready": ...} once the editor can be used. F
 stopped by its process-group ID (never by name), a stuck application is killed after a timeout, and
 the temporary profile is removed.
 """
+import ctypes
 import json
 import os
 import shutil
@@ -26,6 +27,10 @@ import sys
 import tempfile
 import time
 import traceback
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
 
 
 class Timeout(Exception):
@@ -49,10 +54,18 @@ class Application:
     forks (renderers, content processes, soffice.bin under its launcher script) can be signalled through
     one process-group ID. Its output goes to `log` (a file in the temporary directory)."""
 
-    def __init__(self, argv, log, env=None, **popen):
+    def __init__(self, argv, log, env=None, preexec_fn=None, **popen):
         self.log = open(log, "ab")
+
+        def prepare():
+            # Should the driver be killed outright, with no clean-up, its application goes too: the first
+            # process gets SIGKILL (LibreOffice's oosplash blocks SIGTERM); Chromium's and Firefox's
+            # helpers follow their parent, and soffice.bin goes with the X server.
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if preexec_fn:
+                preexec_fn()
         self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-                                        env=env, start_new_session=True, **popen)
+                                        env=env, start_new_session=True, preexec_fn=prepare, **popen)
         self.group = self.process.pid
 
     def running(self):
@@ -66,31 +79,42 @@ class Application:
             return None
 
     def stop(self, grace=10.0):
-        """SIGTERM to the process group, SIGKILL to what is left after `grace` seconds. The group outlives
-        its leader (a launcher that exec'd or exited), so it is signalled even when the leader is gone."""
+        """Stops what is left of the process group: SIGTERM, then SIGKILL after `grace` seconds. The group
+        outlives its leader (a browser's helpers, soffice.bin under oosplash), so it is signalled even when
+        the leader is gone."""
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            if not running_members(self.group):
+                break
             try:
                 os.killpg(self.group, sig)
             except ProcessLookupError:
                 break
-            self.wait(wait)
             try:
-                wait_until("the application's process group is gone", lambda: not group_alive(self.group), wait)
+                wait_until("the application's processes are gone",
+                           lambda: self.process.poll() is not None and not running_members(self.group), wait)
                 break
             except Timeout:
                 continue
-        self.wait(1)
+        self.process.poll()
         self.log.close()
 
 
-def group_alive(group):
-    try:
-        os.killpg(group, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+def running_members(group):
+    """The PIDs of the processes of process group `group` that still run. Zombies are left out: they are
+    dead, and an orphan's zombie waits for PID 1 to reap it, which in a container may never happen."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        state, _, pgrp = stat[stat.rindex(")") + 2:].split()[:3]
+        if int(pgrp) == group and state != "Z":
+            members.append(int(entry))
+    return members
 
 
 # The editor of the browser drivers: a contenteditable <div> on a data: page.
@@ -160,7 +184,10 @@ class Driver:
             return ""
 
     def finish(self):
-        """Quits the application if it still runs (killing it if quitting fails), removes the profile."""
+        """Quits the application if it still runs (killing it if quitting fails), removes the profile.
+        A SIGTERM meanwhile would cut the clean-up short: it is ignored from here on."""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             if self.app and self.app.running():
                 try:

@@ -129,7 +129,7 @@ class Firefox(Browser):
             self.marionette.call("Marionette:Quit", flags=["eAttemptQuit"])
         except (EOFError, OSError, RuntimeError):
             pass
-        return self.app.wait(60)
+        return self.app.wait(30)
 
 
 def read_port(path):

@@ -135,7 +135,7 @@ class Writer(Driver):
             self.desktop.terminate()
         except Exception:
             pass  # the bridge may close under the call as soffice exits
-        return self.app.wait(60)
+        return self.app.wait(30)
 
 
 def rich_types(types):
