@@ -84,7 +84,7 @@ class RealApplicationTestCase: DesktopTestCase {
         return (fromXclip, fromTextOnlyOwner, fromPasteboardd)
     }
 
-    /// Copies `html` to CLIPBOARD with `pb copy -t TYPE=FILE`.
+    /// Copies `content` to CLIPBOARD as `type` with `pb copy -t TYPE=FILE`.
     func pbCopy(_ type: String, _ content: String) throws {
         let path = desktop.home + "/copy-\(UUID().uuidString.prefix(6))"
         try content.write(toFile: path, atomically: true, encoding: .utf8)
@@ -93,6 +93,18 @@ class RealApplicationTestCase: DesktopTestCase {
 
     let richHTML = "<p>Some <b>bold</b> and <i>italic</i> text</p><ul><li>first</li><li>second</li></ul>"
     let richRTF = #"{\rtf1\ansi{\fonttbl{\f0\fswiss Helvetica;}}\f0 Plain {\b bold} and {\i italic}\par}"#
+
+    /// `pb copy -t html` of `richHTML` pastes with bold, italic and the list.
+    func assertHTMLPastesRich(file: StaticString = #filePath, line: UInt = #line) throws {
+        try pbCopy("html", richHTML)
+        assertLooksRich(try paste(), list: true, file: file, line: line)
+    }
+
+    /// `pb copy -t rtf` of `richRTF` pastes with bold and italic.
+    func assertRTFPastesRich(file: StaticString = #filePath, line: UInt = #line) throws {
+        try pbCopy("rtf", richRTF)
+        assertLooksRich(try paste(), list: false, file: file, line: line)
+    }
 
     /// Asserts that the pasted `answer` shows "bold" bold, "italic" italic and, with `list`, "first" and
     /// "second" in a list, and plain text plain.
@@ -202,14 +214,12 @@ final class RealApplicationChromiumTests: BrowserTestCase {
     }
 
     func testHTMLPastesBoldItalicAndAList() throws {
-        try pbCopy("html", richHTML)
-        assertLooksRich(try paste(), list: true)
+        try assertHTMLPastesRich()
     }
 
     /// Chromium reads no RTF: it pastes the HTML pasteboardd derives from it.
     func testRTFPastesBoldAndItalicThroughDerivedHTML() throws {
-        try pbCopy("rtf", richRTF)
-        assertLooksRich(try paste(), list: false)
+        try assertRTFPastesRich()
     }
 
     func testCopyOutlivesChromium() throws {
@@ -226,14 +236,12 @@ final class RealApplicationFirefoxTests: BrowserTestCase {
     }
 
     func testHTMLPastesBoldItalicAndAList() throws {
-        try pbCopy("html", richHTML)
-        assertLooksRich(try paste(), list: true)
+        try assertHTMLPastesRich()
     }
 
     /// Firefox reads no RTF: it pastes the HTML pasteboardd derives from it.
     func testRTFPastesBoldAndItalicThroughDerivedHTML() throws {
-        try pbCopy("rtf", richRTF)
-        assertLooksRich(try paste(), list: false)
+        try assertRTFPastesRich()
     }
 
     func testCopyOutlivesFirefox() throws {
@@ -253,7 +261,8 @@ final class RealApplicationWriterTests: RealApplicationTestCase {
 
     /// Plain text pastes as the same paragraphs, each in the paragraph style at the cursor, from xclip, from
     /// a text-only owner and from pasteboardd. (With rich types derived from plain text and offered beside
-    /// it, Writer pastes pasteboardd's RTF instead: its paragraphs take RTF's default style.)
+    /// it, Writer pastes the derived RTF instead, asking for text/richtext: its paragraphs take the default
+    /// paragraph style, and an empty one follows them.)
     func testPlainTextPastesAlikeFromXclipAndFromPasteboardd() throws {
         let pastes = try pastesOfPlainText(["style": style])
         let paragraphs = pastes.xclip["paragraphs"] as? [[String: Any]] ?? []
@@ -268,13 +277,11 @@ final class RealApplicationWriterTests: RealApplicationTestCase {
     }
 
     func testHTMLPastesBoldItalicAndAList() throws {
-        try pbCopy("html", richHTML)
-        assertLooksRich(try paste(), list: true)
+        try assertHTMLPastesRich()
     }
 
     func testRTFPastesBoldAndItalic() throws {
-        try pbCopy("rtf", richRTF)
-        assertLooksRich(try paste(), list: false)
+        try assertRTFPastesRich()
     }
 
     func testCopyOutlivesWriter() throws {

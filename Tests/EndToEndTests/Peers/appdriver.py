@@ -49,6 +49,14 @@ def wait_until(what, condition, timeout=60.0, interval=0.05):
         time.sleep(interval)
 
 
+def find_program(name, package):
+    """The path of `name` on $PATH; FileNotFoundError naming the Debian package when it is not there."""
+    path = shutil.which(name)
+    if not path:
+        raise FileNotFoundError(f"{name} is not installed (make test installs the package {package})")
+    return path
+
+
 class Application:
     """A started application: its own session and process group (start_new_session), so everything it
     forks (renderers, content processes, soffice.bin under its launcher script) can be signalled through

@@ -15,10 +15,9 @@ import fcntl
 import json
 import os
 import select
-import shutil
 import sys
 
-from appdriver import EDITOR_PAGE, Browser, Timeout, wait_until
+from appdriver import EDITOR_PAGE, Browser, Timeout, find_program, wait_until
 
 # The editing commands Chromium's key bindings give Ctrl+V, Ctrl+A and Ctrl+C.
 COMMANDS = {"v": "paste", "a": "selectAll", "c": "copy"}
@@ -72,9 +71,7 @@ class Chromium(Browser):
     name = "chromium"
 
     def start(self):
-        binary = shutil.which("chromium")
-        if not binary:
-            raise FileNotFoundError("chromium is not installed (make test installs it)")
+        binary = find_program("chromium", "chromium")
         to_chromium_r, to_chromium_w = map(high_fd, os.pipe())
         from_chromium_r, from_chromium_w = map(high_fd, os.pipe())
 

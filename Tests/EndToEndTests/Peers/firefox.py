@@ -13,11 +13,10 @@ usage: firefox.py   (DISPLAY from the environment)
 """
 import json
 import os
-import shutil
 import socket
 import sys
 
-from appdriver import EDITOR_PAGE, Browser, wait_until
+from appdriver import EDITOR_PAGE, Browser, find_program, wait_until
 
 # A profile for a test run: Marionette on a port Firefox picks, and none of the first-run pages,
 # default-browser questions, updates, telemetry or network fetches a fresh profile would start.
@@ -90,9 +89,7 @@ class Firefox(Browser):
     name = "firefox"
 
     def start(self):
-        binary = shutil.which("firefox-esr") or shutil.which("firefox")
-        if not binary:
-            raise FileNotFoundError("firefox-esr is not installed (make test installs it)")
+        binary = find_program("firefox-esr", "firefox-esr")
         profile = os.path.join(self.home, "profile")
         os.mkdir(profile)
         with open(os.path.join(profile, "user.js"), "w") as f:

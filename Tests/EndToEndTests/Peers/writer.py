@@ -14,7 +14,6 @@ first gives the empty document's paragraph that paragraph style. Answers describ
 usage: writer.py   (DISPLAY from the environment)
 """
 import os
-import shutil
 import subprocess
 import sys
 
@@ -22,7 +21,7 @@ import uno
 from com.sun.star.beans import PropertyValue
 from com.sun.star.connection import NoConnectException
 
-from appdriver import Driver, wait_until
+from appdriver import Driver, find_program, wait_until
 
 
 def properties(**values):
@@ -33,9 +32,7 @@ class Writer(Driver):
     name = "writer"
 
     def start(self):
-        binary = shutil.which("soffice")
-        if not binary:
-            raise FileNotFoundError("LibreOffice is not installed (make test installs libreoffice-writer)")
+        binary = find_program("soffice", "libreoffice-writer")
         pipe = os.path.basename(self.home)
         env = dict(os.environ)
         # The plain X11 user interface: no GTK or Qt, whose plugins are not installed anyway.
