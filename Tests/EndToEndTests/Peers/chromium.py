@@ -102,8 +102,6 @@ class Chromium(Browser):
         page = wait_until("Chromium has a page", lambda: [t for t in self.devtools.call("Target.getTargets")["targetInfos"]
                                                           if t["type"] == "page"])[0]
         self.session = self.devtools.call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
-        # A window that is not focused by a window manager still edits like a focused one.
-        self.page("Emulation.setFocusEmulationEnabled", enabled=True)
         self.page("Page.navigate", url=EDITOR_PAGE)
         self.wait_for_editor()
         return version["product"]
