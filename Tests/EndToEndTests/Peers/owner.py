@@ -40,7 +40,7 @@ while args and args[0].startswith("--"):
     args = args[2:]
 targets = {}
 for spec in args:
-    name, path = spec.split("=", 1)
+    name, path = spec.rsplit("=", 1)
     with open(path, "rb") as f:
         targets[d.intern_atom(name)] = f.read()
 
@@ -121,7 +121,7 @@ while True:
         owner.destroy()
         new = {}
         for spec in then:
-            name, path = spec.split("=", 1)
+            name, path = spec.rsplit("=", 1)
             with open(path, "rb") as f:
                 new[d.intern_atom(name)] = f.read()
         targets = new
