@@ -23,7 +23,7 @@ class RealApplicationTestCase: DesktopTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
         if Tools.path(of: Self.program.executable) == nil && !Tools.isCI {
-            throw XCTSkip("\(Self.program.executable) is not installed; `make test` installs \(Self.program.package)")
+            throw XCTSkip(SkipLog.record(name, "\(Self.program.executable) is not installed; `make test` installs \(Self.program.package)"))
         }
     }
 
