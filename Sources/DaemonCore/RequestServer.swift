@@ -251,8 +251,11 @@ final class Conversions {
     private var groups: [ObjectIdentifier: UInt64] = [:]
     private var nextGroup: UInt64 = 1
 
+    /// Two conversions at once: a large document converting does not hold a small conversion behind it
+    /// (the text of an RTF copy while its HTML is made), and a 2-core machine keeps a core for the loop's
+    /// peers. Conversions are pure functions of bytes: they share nothing.
     init() throws {
-        worker = try BackgroundWorker()
+        worker = try BackgroundWorker(threads: 2)
     }
 
     /// glibc's iconv decodes the double-byte code pages RichText has no tables for.

@@ -1,18 +1,18 @@
 import Glibc
 
-/// Runs jobs on a thread of its own, one at a time in submission order, and hands their results back to
-/// the thread that polls `readyDescriptor` — the daemon's conversions, so a large document converting
-/// never holds the event loop.
+/// Runs jobs on threads of its own, started in submission order, at most `threads` at once, and hands
+/// their results back to the thread that polls `readyDescriptor` — the daemon's conversions, so a large
+/// document converting never holds the event loop, nor (with two threads) a small conversion behind it.
 ///
 /// Contract:
-/// - `submit` returns at once with the job's id; the job runs later on the worker thread.
+/// - `submit` returns at once with the job's id; the job runs later on a worker thread.
 /// - Each finished job's result is queued and one byte is written to a pipe: poll `readyDescriptor` for
 ///   readability, then `takeFinished()` empties the pipe and returns the results, oldest first.
 /// - `cancel(group:)` drops the group's jobs that have not started; a job already running finishes and its
 ///   result is delivered (the owner discards what it no longer wants, by id).
 /// - Without a thread (it could not be started) jobs run inside `submit`; results are delivered the same way.
 ///
-/// The thread lives as long as the process; the queues are shared under one mutex.
+/// The threads live as long as the process; the queues are shared under one mutex.
 public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
     public typealias JobID = UInt64
 
@@ -28,16 +28,19 @@ public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
     private var queue: [Job] = []
     private var finished: [(JobID, Output)] = []
     private var nextID: JobID = 1
-    private var running: JobID?
+    private var running = 0
     private var started = false
     private var threaded = true
+    private let threads: Int
     private let wakeRead: FileDescriptor
     private let wakeWrite: FileDescriptor
 
     /// The descriptor to poll for readability: readable while results wait in `takeFinished()`.
     public var readyDescriptor: FileDescriptor { wakeRead }
 
-    public init() throws {
+    /// - Parameter threads: how many jobs may run at once (at least one).
+    public init(threads: Int = 1) throws {
+        self.threads = max(1, threads)
         (wakeRead, wakeWrite) = try FileDescriptor.pipe(nonBlocking: true)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
@@ -51,7 +54,7 @@ public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
         nextID += 1
         if !started {
             started = true
-            threaded = DetachedThread.start { [self] in run() }
+            for _ in 0..<threads where threaded { threaded = DetachedThread.start { [self] in run() } }
         }
         guard threaded else {
             pthread_mutex_unlock(mutex)
@@ -75,7 +78,7 @@ public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
     }
 
     /// Jobs queued or running.
-    public var pendingCount: Int { locked { queue.count + (running == nil ? 0 : 1) } }
+    public var pendingCount: Int { locked { queue.count + running } }
 
     /// The results of the jobs finished since the last call, oldest first.
     public func takeFinished() -> [(id: JobID, output: Output)] {
@@ -103,11 +106,14 @@ public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
             pthread_mutex_lock(mutex)
             while queue.isEmpty { pthread_cond_wait(condition, mutex) }
             let job = queue.removeFirst()
-            running = job.id
+            running += 1
             pthread_mutex_unlock(mutex)
             let output = job.work()
-            locked { running = nil }
-            deliver(job.id, output)
+            locked {
+                running -= 1
+                finished.append((job.id, output))
+            }
+            _ = try? wakeWrite.write([1])
         }
     }
 }

@@ -7,6 +7,8 @@ usage: owner.py SELECTION [--mode serve|silent] [--class WM_CLASS] [--then TARGE
   silent           own the selection and never answer anything
   endless          serve, but an INCR transfer never ends: the data is sent again and again
   hole             serve, but the second chunk of an INCR transfer has format 32
+  liar             list every target in TARGETS, but answer each with the first target's type and bytes
+                   (as xclip answers any target with its one type)
   --class NAME     set WM_CLASS on the owner window (for excludedWindowClasses)
   --then T=FILE    once the file named by --trigger exists, destroy the owner window and at once (same
                    client, no delay) own the selection again with a new window offering T=FILE, then
@@ -78,6 +80,9 @@ def answer(e):
         requestor.change_property(prop, A_ATOM, 32, [A_TARGETS, A_TIMESTAMP] + list(targets))
     elif e.target == A_TIMESTAMP:
         requestor.change_property(prop, Xatom.INTEGER, 32, [owned_at])
+    elif mode == "liar" and e.target in targets:
+        first = next(iter(targets))
+        requestor.change_property(prop, first, 8, targets[first])
     elif e.target in targets:
         data = targets[e.target]
         if len(data) > CHUNK:

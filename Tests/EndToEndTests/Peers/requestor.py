@@ -202,6 +202,24 @@ def cmd_manager_owner():
     print(json.dumps({"owner": owner.id if owner else 0}))
 
 
+def cmd_timed(*specs):
+    """For each SELECTION:TARGET, measures from ConvertSelection to the SelectionNotify (X round trip and the
+    owner's answer, no process start-up) and reads the value; prints the milliseconds and sizes."""
+    w = window()
+    results = []
+    for spec in specs:
+        sel, target = spec.split(":", 1)
+        prop = atom("TIMED_PROP")
+        started = time.monotonic()
+        e = convert(w, atom(sel), atom(target), prop, timeout=10)
+        elapsed = (time.monotonic() - started) * 1000
+        answered = e is not None and e.property != X.NONE
+        r = read(w, prop) if answered else None
+        size = len(r["value"]) if r and r["format"] == 8 else None
+        results.append({"spec": spec, "ms": elapsed, "answered": answered, "type": r["type"] if r else None, "size": size})
+    print(json.dumps(results))
+
+
 COMMANDS = {k[4:]: v for k, v in list(globals().items()) if k.startswith("cmd_")}
 
 if __name__ == "__main__":
