@@ -102,8 +102,8 @@ let package = Package(
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
         /// libFuzzer harness for the RTF, HTML and flat-RTFD readers (docs/fuzzing.md); build with -sanitize=fuzzer.
         .executableTarget(name: "RichTextFuzz", dependencies: ["RichText", "FuzzSupport"], path: "Fuzz/RichTextFuzz"),
-        /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive and text targets (docs/fuzzing.md).
-        .executableTarget(name: "SelectionFuzz", dependencies: ["Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
+        /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive, Latin-1 and the text targets of the conversion table (docs/fuzzing.md).
+        .executableTarget(name: "SelectionFuzz", dependencies: ["PasteboardCore", "Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
         /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
         .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "PasteboardCore", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
     ],

@@ -7,6 +7,7 @@
 // seed corpus with `--write-seeds DIR`. See docs/fuzzing.md.
 import Foundation
 import FuzzSupport
+import PasteboardCore
 import Selection
 import XTypes
 
@@ -21,7 +22,7 @@ func pattern(_ count: Int, seed: UInt32) -> [UInt8] {
 
 /// Standard atoms numbered 1…N in `StandardAtoms.names` order, as the X door would intern them.
 let atoms = StandardAtoms(atoms: (1...StandardAtoms.names.count).map { Atom(UInt32($0)) })
-let textTargets = TextTargets(atoms: atoms)
+let textAtoms: [Atom] = [atoms.utf8String, atoms.textPlainUTF8, atoms.textPlain, atoms.string, atoms.text, atoms.compoundText]
 let protocolTargets: [Atom] = [atoms.targets, atoms.timestamp, atoms.multiple]
 let sideEffects: [Atom] = [atoms.delete, atoms.insertSelection, atoms.insertProperty, atoms.saveTargets]
 /// Content targets that are not standard atoms (image/png, text/html … as a real owner would have).
@@ -34,7 +35,7 @@ extension FuzzInput {
         let pick = Int(choice >> 3)
         switch choice % 8 {
         case 0: return protocolTargets[pick % protocolTargets.count]
-        case 1: return textTargets.all[pick % textTargets.all.count]
+        case 1: return textAtoms[pick % textAtoms.count]
         case 2: return sideEffects[pick % sideEffects.count]
         case 3: return .none
         case 4, 5: return contentAtoms[pick % contentAtoms.count]
@@ -104,7 +105,7 @@ func fuzzPlan(_ input: inout FuzzInput) {
         case 1: value = PropertyValue(type: target, bytes: pattern(Int(input.u16() % 12_000), seed: target.rawValue))
         case 2: value = PropertyValue(type: target, items: .shorts((0..<Int(input.u16() % 3_000)).map { UInt16(truncatingIfNeeded: $0) }))
         case 3: value = PropertyValue(type: atoms.atom, longs: (0..<Int(input.u16() % 1_500)).map { UInt32($0) })
-        case 4: value = textTargets.value(for: target, utf8: input.take(Int(input.u8()))) { _ in nil }
+        case 4: value = PropertyValue(type: atoms.string, bytes: Latin1.encode(utf8: input.take(Int(input.u8()))))
         case 5: value = PropertyValue(type: target, bytes: [])
         default: value = PropertyValue(type: target, bytes: input.take(Int(input.u8())))
         }
@@ -336,7 +337,7 @@ func fuzzIncrReceive(_ input: inout FuzzInput) {
     }
 }
 
-// MARK: - Scenario 4: text targets and Latin-1
+// MARK: - Scenario 4: Latin-1 and the plain-text family of the conversion table
 
 func fuzzText(_ input: inout FuzzInput) {
     let text = input.take(Int(input.u16()))
@@ -357,34 +358,35 @@ func fuzzText(_ input: inout FuzzInput) {
     invariant(String(validating: decoded, as: UTF8.self) != nil, "decoded Latin-1 is not valid UTF-8")
     invariant(Latin1.canEncode(utf8: decoded) && Latin1.encode(utf8: decoded) == text, "Latin-1 does not round-trip")
 
-    for target in textTargets.all + [atoms.targets, contentAtoms[0], Atom(input.u32())] {
-        var compoundCalls = 0
-        let value = textTargets.value(for: target, utf8: text) { _ in
-            compoundCalls += 1
-            return PropertyValue(type: atoms.compoundText, bytes: [0x1B])
-        }
-        invariant(compoundCalls == (target == atoms.compoundText ? 1 : 0), "the COMPOUND_TEXT encoder called for \(target)")
-        guard textTargets.isTextTarget(target) else {
-            invariant(value == nil, "a value for the non-text target \(target)")
-            continue
-        }
-        guard let value else { fatalError("invariant: no value for the text target \(target)") }
-        invariant(value.type != atoms.text, "a reply typed TEXT")
-        invariant(value.format == 8, "text in format \(value.format)")
-        let back = textTargets.utf8(from: value) { _ in text }
-        switch target {
-        case atoms.utf8String, atoms.textPlainUTF8, atoms.textPlain:
-            invariant(value.bytes == text && back == text, "\(target) does not carry the UTF-8 unchanged")
-        case atoms.string:
-            invariant(value.type == atoms.string && value.bytes == latin1, "STRING is not the Latin-1 encoding")
+    // The plain-text family of the conversion table: every text target made from this UTF-8, and read back.
+    struct Codec: CompoundTextCodec {
+        func compoundText(fromUTF8 text: [UInt8]) -> [UInt8]? { [0x1B] + text }
+        func utf8(fromCompoundText bytes: [UInt8]) -> [UInt8]? { bytes.first == 0x1B ? Array(bytes.dropFirst()) : nil }
+    }
+    let table = ConversionTable.standard
+    let services = ConversionServices(compoundText: Codec())
+    for type in table.members(of: .plainText) {
+        guard let plan = table.plan(producing: type, from: [.utf8String]) else { fatalError("invariant: no plan for \(type)") }
+        let value: Representation
+        do { value = try plan.run(text, services: services) } catch { fatalError("invariant: \(type) failed: \(error)") }
+        invariant(value.type != .text, "a reply typed TEXT")
+        let back = try? table.utf8Text(value, services: services).data
+        switch type {
+        case .utf8String, .utf8PlainText, .plainText:
+            invariant(value.data == text && back == text, "\(type) does not carry the UTF-8 unchanged")
+        case .string:
+            invariant(value.type == .string && value.data == latin1, "STRING is not the Latin-1 encoding")
             if fitsLatin1 { invariant(back == text, "STRING does not read back") }
-        case atoms.text:
-            invariant(value.type == (fitsLatin1 ? atoms.string : atoms.utf8String), "TEXT answered as \(value.type)")
+        case .text:
+            invariant(value.type == (fitsLatin1 ? .string : .utf8String), "TEXT answered as \(value.type)")
             invariant(back == text, "TEXT does not read back")
+        case .compoundText:
+            invariant(back == text, "COMPOUND_TEXT does not read back")
         default:
             break
         }
     }
+    invariant(table.plan(producing: PasteboardType("image/png"), from: [.utf8String]) == nil, "text converted to an image")
 }
 
 // MARK: - Entry point
