@@ -8,10 +8,12 @@ import XTypes
 ///
 /// - Read early: when another client takes CLIPBOARD, a background snapshot reads its targets
 ///   (`Snapshotter`, within `SnapshotPolicy`'s caps).
-/// - Own late: when XFixes reports the owner's window destroyed or its client closed, the daemon waits
-///   a short guard (a new owner within 10 ms wins, as Wine's destroy-then-own needs) and then takes the
-///   clipboard with the saved targets. That is not a new change: the count does not move. Never after a
-///   clear, never for secret content.
+/// - Own late: when XFixes reports the owner's window destroyed or its client closed, the daemon takes the
+///   clipboard with the saved targets once the events already received are handled (a successor among them
+///   wins), claiming it as of the vanished owner's own selection time: a successor that owns it again with
+///   that time or later (Wine destroys its window and owns the clipboard again) wins over the daemon in any
+///   order, without a fixed wait. That is not a new change: the count does not move. Never after a clear,
+///   never for secret content.
 /// - CLIPBOARD_MANAGER: the daemon owns the freedesktop manager selection when no one does and answers
 ///   SAVE_TARGETS, replying only once every target was read (INCR included) and the clipboard is ours.
 /// - Persistence: the newest non-secret CLIPBOARD content is kept in `$XDG_STATE_HOME/pasteboard/
@@ -41,9 +43,6 @@ final class ClipboardManager {
 
     /// What the manager knows of each pasteboard's current content, and what it means to do (`ManagerState`).
     private(set) var state = ManagerState()
-    /// How long a vanished owner's successor has to appear before the daemon takes over.
-    static let takeoverGuard: Duration = .milliseconds(10)
-
     init(service: SelectionService, clock: any MonotonicClock, log: Logger, configuration: DaemonConfiguration,
          stateDirectory: String?) {
         self.service = service
@@ -171,10 +170,12 @@ final class ClipboardManager {
         switch state.snapshotEnded(name, count: count, outcome) {
         case .ignore:
             return
-        case .keep(let content, let takeOver):
+        case .keep(let content, let takeOverAt):
             if case .complete(_, let skipped) = outcome, !skipped.isEmpty { log.debug("read \(name) without \(skipped.count) targets") }
             record(name, content)
-            if takeOver { _ = state.ownerVanished(name, currentCount: count, now: clock.now(), guardTime: Self.takeoverGuard, readInProgress: false) }
+            if let ownerTime = takeOverAt {
+                _ = state.ownerVanished(name, currentCount: count, ownerTime: ownerTime, now: clock.now(), readInProgress: false)
+            }
             if name == .primary && configuration.syncPrimaryToClipboard {
                 service.own(.general, content: content) { _ in }
             } else if name == .general && configuration.enrichRichText && Self.hasRichText(content)
@@ -230,9 +231,9 @@ final class ClipboardManager {
 
     /// The owner of `name` went away. Returns true when the manager will take over (or count the change
     /// itself once it knows it cannot).
-    func ownerVanished(_ name: PasteboardName, selection: Atom) -> Bool {
-        switch state.ownerVanished(name, currentCount: service.count(of: name), now: clock.now(),
-                                   guardTime: Self.takeoverGuard, readInProgress: snapshotter.isActive(selection)) {
+    func ownerVanished(_ name: PasteboardName, selection: Atom, ownerTime: Timestamp) -> Bool {
+        switch state.ownerVanished(name, currentCount: service.count(of: name), ownerTime: ownerTime, now: clock.now(),
+                                   readInProgress: snapshotter.isActive(selection)) {
         case .notManaged: return false
         case .takeOver, .decideWhenRead: return true
         }
@@ -308,15 +309,16 @@ final class ClipboardManager {
                 snapshot(.primary, selection: x.atoms.primary, count: count)
             }
         }
-        for (name, content) in state.takeDueTakeovers(now: now) { takeOver(name, content) }
+        for takeover in state.takeDueTakeovers(now: now) { takeOver(takeover) }
     }
 
-    private func takeOver(_ name: PasteboardName, _ content: PasteboardContent) {
+    private func takeOver(_ takeover: ManagerState.Takeover) {
+        let name = takeover.name
         guard x.selectionOwner(x.intern(name.rawValue)).isNone else {
             log.debug("\(name) has a new owner; no takeover")
             return
         }
-        service.own(name, content: content, silent: true) { [log] result in
+        service.own(name, content: takeover.content, silent: true, at: takeover.ownerTime) { [log] result in
             if case .failure(let error) = result { log.info("could not take over \(name): \(error)") }
         }
     }

@@ -11,13 +11,16 @@ import XTypes
 struct ManagerState {
     /// The content of one pasteboard at change `count`, as the manager knows it.
     enum Phase: Equatable {
-        /// Being read; `takeOverWhenRead` once its owner went away meanwhile (the server still answered).
-        case reading(count: UInt64, takeOverWhenRead: Bool)
+        /// Being read; `takeOverAt` is the vanished owner's selection time once its owner went away
+        /// meanwhile (the server still answered).
+        case reading(count: UInt64, takeOverAt: Timestamp?)
         /// Read (or written by the daemon itself): served again if its owner goes away.
         case read(count: UInt64, content: PasteboardContent)
-        /// Its owner went away: the daemon takes over at `due` unless a new owner appears first (Wine
-        /// destroys its window and then takes the clipboard again).
-        case takeoverDue(count: UInt64, content: PasteboardContent, due: MonotonicInstant)
+        /// Its owner went away: the daemon takes over at `due` — after the events already received, so a
+        /// successor's SetSelectionOwner among them wins — claiming the selection as of `ownerTime`, the
+        /// vanished owner's own selection time, so a successor that takes it again with that time or later
+        /// (Wine destroys its window and owns the clipboard again) wins over the daemon whatever the order.
+        case takeoverDue(count: UInt64, content: PasteboardContent, due: MonotonicInstant, ownerTime: Timestamp)
         /// Secret (marked by a password manager, written as sensitive, or set by an excluded application):
         /// never read, kept or taken over.
         case secret(count: UInt64)
@@ -26,7 +29,7 @@ struct ManagerState {
 
         var count: UInt64 {
             switch self {
-            case .reading(let count, _), .read(let count, _), .takeoverDue(let count, _, _), .secret(let count),
+            case .reading(let count, _), .read(let count, _), .takeoverDue(let count, _, _, _), .secret(let count),
                  .unreadable(let count): count
             }
         }
@@ -57,7 +60,7 @@ struct ManagerState {
             phases[name] = .secret(count: count)
             return false
         }
-        phases[name] = .reading(count: count, takeOverWhenRead: false)
+        phases[name] = .reading(count: count, takeOverAt: nil)
         return !paused
     }
 
@@ -65,8 +68,8 @@ struct ManagerState {
     enum AfterSnapshot: Equatable {
         /// A newer change superseded it: nothing.
         case ignore
-        /// Keep the content (history, archive); `takeOver` when its owner is already gone.
-        case keep(PasteboardContent, takeOver: Bool)
+        /// Keep the content (history, archive); `takeOverAt` the vanished owner's time when it is already gone.
+        case keep(PasteboardContent, takeOverAt: Timestamp?)
         /// Secret: keep nothing, remove what was kept; `countChange` when its owner is already gone.
         case secret(countChange: Bool)
         /// Unreadable: `countChange` when its owner is already gone (nothing will take over).
@@ -75,12 +78,13 @@ struct ManagerState {
 
     mutating func snapshotEnded(_ name: PasteboardName, count: UInt64, _ outcome: Snapshotter.Outcome) -> AfterSnapshot {
         guard let phase = phases[name], phase.count == count else { return .ignore }
-        let ownerGone: Bool
-        if case .reading(_, let takeOver) = phase { ownerGone = takeOver } else { ownerGone = false }
+        var ownerTime: Timestamp?
+        if case .reading(_, let time) = phase { ownerTime = time }
+        let ownerGone = ownerTime != nil
         switch outcome {
         case .complete(let content, _):
             phases[name] = .read(count: count, content: content)
-            return .keep(content, takeOver: ownerGone)
+            return .keep(content, takeOverAt: ownerTime)
         case .secret:
             phases[name] = .secret(count: count)
             return .secret(countChange: ownerGone)
@@ -100,17 +104,17 @@ struct ManagerState {
         case decideWhenRead
     }
 
-    /// The owner of `name` went away at change `currentCount` (the count the board has now).
-    mutating func ownerVanished(_ name: PasteboardName, currentCount: UInt64?, now: MonotonicInstant,
-                                guardTime: Duration, readInProgress: Bool) -> AfterOwnerVanished {
+    /// The owner of `name` went away at change `currentCount` (the count the board has now); `ownerTime` is
+    /// the time it had taken the selection at (XFixes' selection timestamp).
+    mutating func ownerVanished(_ name: PasteboardName, currentCount: UInt64?, ownerTime: Timestamp, now: MonotonicInstant,
+                                readInProgress: Bool) -> AfterOwnerVanished {
         guard name == .general, !paused, let phase = phases[name], phase.count == currentCount else { return .notManaged }
         switch phase {
         case .read(let count, let content):
-            let due = now + guardTime
-            phases[name] = .takeoverDue(count: count, content: content, due: due)
-            return .takeOver(due: due)
+            phases[name] = .takeoverDue(count: count, content: content, due: now, ownerTime: ownerTime)
+            return .takeOver(due: now)
         case .reading(let count, _) where readInProgress:
-            phases[name] = .reading(count: count, takeOverWhenRead: true)
+            phases[name] = .reading(count: count, takeOverAt: ownerTime)
             return .decideWhenRead
         default:
             return .notManaged
@@ -127,22 +131,29 @@ struct ManagerState {
         phases[name] = nil
     }
 
-    /// Takeovers whose guard time has passed, taken out of the state; content stays known as read.
-    mutating func takeDueTakeovers(now: MonotonicInstant) -> [(PasteboardName, PasteboardContent)] {
-        var due: [(PasteboardName, PasteboardContent)] = []
+    /// A takeover to carry out: the content, claimed as of the vanished owner's time.
+    struct Takeover: Equatable {
+        var name: PasteboardName
+        var content: PasteboardContent
+        var ownerTime: Timestamp
+    }
+
+    /// Takeovers that are due, taken out of the state; content stays known as read.
+    mutating func takeDueTakeovers(now: MonotonicInstant) -> [Takeover] {
+        var due: [Takeover] = []
         for (name, phase) in phases {
-            if case .takeoverDue(let count, let content, let at) = phase, at <= now {
+            if case .takeoverDue(let count, let content, let at, let ownerTime) = phase, at <= now {
                 phases[name] = .read(count: count, content: content)
-                if !paused { due.append((name, content)) }
+                if !paused { due.append(Takeover(name: name, content: content, ownerTime: ownerTime)) }
             }
         }
-        return due.sorted { $0.0.rawValue < $1.0.rawValue }
+        return due.sorted { $0.name.rawValue < $1.name.rawValue }
     }
 
     /// The earliest of the takeovers and the PRIMARY debounce.
     var nextDeadline: MonotonicInstant? {
         var deadlines = [primaryDue].compactMap { $0 }
-        for phase in phases.values { if case .takeoverDue(_, _, let due) = phase { deadlines.append(due) } }
+        for phase in phases.values { if case .takeoverDue(_, _, let due, _) = phase { deadlines.append(due) } }
         return deadlines.min()
     }
 }

@@ -105,11 +105,17 @@ final class SelectionService {
 
     /// Takes `name` with `content`. Completes with the new changeCount once the server confirmed the
     /// daemon as owner, so that a client told "done" can paste at once. `silent` re-serves content the
-    /// daemon already had (a takeover, a restore): not a new change.
+    /// daemon already had (a takeover, a restore): not a new change. `at` claims the selection as of that
+    /// server time (a takeover: the vanished owner's time) instead of asking the server for the current one.
     func own(_ name: PasteboardName, content: PasteboardContent, silent: Bool = false, pasteOnce: Bool = false,
-             completion: @escaping Completion) {
+             at time: Timestamp? = nil, completion: @escaping Completion) {
         guard let selection = boards.selection(of: name) else { return completion(.failure(.notWatched(name))) }
-        ownership.request(.own(selection, content, silent: silent, pasteOnce: pasteOnce, completion))
+        let change = OwnershipChanges.Request.own(selection, content, silent: silent, pasteOnce: pasteOnce, completion)
+        if let time {
+            ownershipChanged(ownership.carryOut(change, at: time), time: time)
+        } else {
+            ownership.request(change)
+        }
     }
 
     /// Takes `selection` (not a pasteboard) for the daemon's window with a real server time; the
@@ -134,6 +140,10 @@ final class SelectionService {
 
     private func serverTimeArrived(_ time: Timestamp) {
         guard let change = ownership.serverTimeArrived(time) else { return }
+        ownershipChanged(change, time: time)
+    }
+
+    private func ownershipChanged(_ change: OwnershipChanges.Outcome, time: Timestamp) {
         switch change {
         case .acquired(let completion, let time):
             completion(time)
@@ -243,7 +253,7 @@ final class SelectionService {
             if board.served != nil { return }   // not about the daemon's own ownership
             // The owner went away and the selection is empty now: a change users notice, unless the
             // clipboard manager takes over with the content it read (then it is not a change at all).
-            if manager?.ownerVanished(board.name, selection: change.selection) == true { return }
+            if manager?.ownerVanished(board.name, selection: change.selection, ownerTime: change.selectionTime) == true { return }
             _ = board.counter.recordExternalChange()
             counted = true
             state = .empty
@@ -343,8 +353,13 @@ final class OwnershipChanges {
     /// Carries out the oldest pending change at server time `time`, confirming it with the server.
     func serverTimeArrived(_ time: Timestamp) -> Outcome? {
         guard !pending.isEmpty else { return nil }
+        return carryOut(pending.removeFirst(), at: time)
+    }
+
+    /// Carries out `change` at `time` now, confirming it with the server (one round trip).
+    func carryOut(_ change: Request, at time: Timestamp) -> Outcome {
         serials.label(.housekeeping)
-        switch pending.removeFirst() {
+        switch change {
         case .acquire(let selection, let completion):
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             return .acquired(completion, x.selectionOwner(selection) == ownerWindow ? time : nil)

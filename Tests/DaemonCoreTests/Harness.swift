@@ -93,6 +93,7 @@ final class Harness {
 
     /// Moves the clock and lets timers fire.
     func advance(by duration: Duration) {
+        settle()
         clock.advance(by: duration)
         engine.expire(now: clock.now())
         settle()

@@ -26,9 +26,9 @@ final class ManagerTests: XCTestCase {
 
         owner.exit()
         h.settle()
-        XCTAssertFalse(h.daemonOwns(), "a successor has the guard time to appear")
-        h.advance(by: ClipboardManager.takeoverGuard)
-        XCTAssertTrue(h.daemonOwns())
+        XCTAssertFalse(h.daemonOwns(), "taken over only after the events already received (a successor may be among them)")
+        h.advance(by: .zero)
+        XCTAssertTrue(h.daemonOwns(), "no fixed wait")
         XCTAssertEqual(h.count(), count, "a takeover is not a change")
         XCTAssertEqual(h.paste("text/html").text, "<b>copied</b>")
         XCTAssertEqual(h.paste("UTF8_STRING").text, "copied text")
@@ -48,6 +48,28 @@ final class ManagerTests: XCTestCase {
         h.settle()
         h.advance(by: .seconds(1))
         XCTAssertEqual(h.server.owner(of: h.x.atoms.clipboard), second.window)
+    }
+
+    func testASuccessorOwningAgainAsOfTheOldTimeWinsEvenAfterTheTakeover() throws {
+        let h = try Harness()
+        let first = h.owner([("UTF8_STRING", text)])
+        first.own()
+        h.settle()
+        let ownerTime = try XCTUnwrap(h.server.selectionTime(of: h.x.atoms.clipboard))
+        first.exit()
+        h.advance(by: .zero)
+        XCTAssertTrue(h.daemonOwns())
+        XCTAssertEqual(h.server.selectionTime(of: h.x.atoms.clipboard), ownerTime,
+                       "claimed as of the vanished owner's time, not a later one")
+        let count = try XCTUnwrap(h.count())
+        // A successor that owns the clipboard again with the old owner's time (or any later one) wins.
+        let successor = h.owner([("UTF8_STRING", Array("again".utf8))])
+        successor.connection.setSelectionOwner(successor.selection, owner: successor.window, time: ownerTime)
+        h.settle()
+        XCTAssertEqual(h.server.owner(of: h.x.atoms.clipboard), successor.window)
+        XCTAssertFalse(h.daemonOwns())
+        XCTAssertEqual(h.count(), count + 1, "the successor's copy is one change")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "again")
     }
 
     func testSecretContentIsNeverReadKeptOrTakenOver() throws {

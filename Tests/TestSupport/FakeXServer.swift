@@ -45,6 +45,9 @@ public final class FakeXServer {
     /// The current owner of `selection`.
     public func owner(of selection: Atom) -> WindowID { selections[selection]?.owner ?? .none }
 
+    /// The time of `selection`'s last ownership change (kept when its owner goes away, as X keeps it).
+    public func selectionTime(of selection: Atom) -> Timestamp? { selections[selection]?.time }
+
     /// A property's value as the server holds it.
     public func property(_ window: WindowID, _ property: Atom) -> PropertyValue? { windows[window]?.properties[property] }
 
@@ -106,7 +109,7 @@ public final class FakeXServer {
         deliver(.destroyNotify(window: id), on: id, mask: .structureNotify)
         windows[id] = nil
         for (selection, held) in selections where held.owner == id {
-            selections[selection] = nil
+            selections[selection] = (.none, held.time)
             selectionEvent(clientClosing ? .clientClosed : .windowDestroyed, selection: selection, owner: .none,
                            selectionTime: held.time)
         }
@@ -215,7 +218,7 @@ public final class FakeXServer {
             if let held = server.selections[selection], at.isEarlier(than: held.time) { return }
             if !time.isCurrentTime && now.isEarlier(than: at) { return }
             let previous = server.selections[selection]?.owner ?? .none
-            server.selections[selection] = owner.isNone ? nil : (owner, at)
+            server.selections[selection] = (owner, at)
             if !previous.isNone && previous != owner {
                 server.sendToCreator(.selectionClear(selection: selection, window: previous, time: at), of: previous)
             }
