@@ -15,8 +15,12 @@ struct ContentArchive: Equatable {
 
     static let magic: [UInt8] = Array("PBA1".utf8)
 
-    func encode() -> [UInt8] {
-        var writer = WireWriter(reservingCapacity: content.byteCount + 256)
+    func encode() -> [UInt8] { Array(encodeSegments().joined()) }
+
+    /// The encoding in pieces whose concatenation is `encode()`: large representations are their own
+    /// arrays, shared with the content (a 10 MiB copy is written from where it is, not copied first).
+    func encodeSegments() -> [[UInt8]] {
+        var writer = WireWriter(reservingCapacity: 256)
         for byte in Self.magic { writer.u8(byte) }
         writer.u64(changeCount)
         writer.i64(time)
@@ -24,10 +28,10 @@ struct ContentArchive: Equatable {
         writer.array(content.items) { writer, item in
             writer.array(item.representations) { writer, representation in
                 writer.string(representation.type.rawValue)
-                writer.bytes(representation.data)
+                writer.sharedBytes(representation.data)
             }
         }
-        return writer.bytes
+        return writer.segments
     }
 
     enum DecodeError: Error, CustomStringConvertible {

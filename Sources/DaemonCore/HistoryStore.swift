@@ -42,24 +42,31 @@ final class HistoryStore {
     private func archivePath(_ id: UInt64) -> String? { directory.map { $0 + "/\(id).archive" } }
 
     /// Adds `content` (the caller has already excluded secrets). With de-duplication, a copy equal to
-    /// the newest entry moves nothing. `onDisk` false keeps this entry in memory only.
-    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, onDisk: Bool = true) {
+    /// the newest entry moves nothing. `onDisk` false keeps this entry in memory only. Returns the file that
+    /// holds exactly this content as an archive (the new entry's, or the equal newest one's) when there is
+    /// one on disk, so the kept clipboard can be that same file rather than a second copy.
+    @discardableResult
+    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, changeCount: UInt64 = 0,
+             onDisk: Bool = true) -> String? {
         let digest = Self.digest(of: content)
         if deduplicate, let newest = entries.first, newest.digest == digest, newest.pasteboard == pasteboard {
-            return
+            return memory[newest.id] == nil ? archivePath(newest.id) : nil
         }
         let entry = Entry(id: nextID, time: time, pasteboard: pasteboard, types: content.types.map(\.rawValue),
                           size: UInt64(content.byteCount), preview: ContentArchive.preview(of: content), digest: digest)
         nextID += 1
+        var file: String?
         if onDisk, let path = archivePath(entry.id) {
-            let archive = ContentArchive(pasteboard: pasteboard, changeCount: 0, time: time, content: content)
-            writer.submit(.write(path: path, bytes: archive.encode(), mode: 0o600))
+            let archive = ContentArchive(pasteboard: pasteboard, changeCount: changeCount, time: time, content: content)
+            writer.submit(.writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
+            file = path
         } else {
             memory[entry.id] = content
         }
         entries.insert(entry, at: 0)
         trim()
         saveIndex()
+        return entries.first?.id == entry.id ? file : nil
     }
 
     /// The content of the entry at `index` (0 = newest).

@@ -18,6 +18,10 @@ public final class BackgroundWriter: @unchecked Sendable {
     public enum Change: Sendable {
         /// `AtomicFile.write(bytes, to: path, mode: mode)`.
         case write(path: String, bytes: [UInt8], mode: FilePermissions)
+        /// `AtomicFile.write(segments:to:mode:)`: the concatenation, written from the arrays that hold it.
+        case writeSegments(path: String, segments: [[UInt8]], mode: FilePermissions)
+        /// `AtomicFile.link(existing, to: path)`: `path` becomes the file `existing` names (written before).
+        case link(existing: String, path: String)
         /// Removes `path` if it exists.
         case remove(path: String)
         /// Removes the files of `directory` whose name has one of `suffixes` or starts with a dot.
@@ -58,16 +62,22 @@ public final class BackgroundWriter: @unchecked Sendable {
 
     /// The bytes of the last `write` to `path` not yet finished, or nil if none is queued.
     public func pendingBytes(for path: String) -> [UInt8]? {
-        locked {
-            for change in queue.reversed() {
-                switch change {
-                case .write(let target, let bytes, _) where target == path: return bytes
-                case .remove(let target) where target == path: return nil
-                default: continue
-                }
+        locked { pendingBytesLocked(for: path) }
+    }
+
+    /// `pendingBytes` with the mutex held. A link still queued gives the bytes of the file it links to.
+    private func pendingBytesLocked(for path: String) -> [UInt8]? {
+        for change in queue.reversed() {
+            switch change {
+            case .write(let target, let bytes, _) where target == path: return bytes
+            case .writeSegments(let target, let segments, _) where target == path: return Array(segments.joined())
+            case .link(let existing, let target) where target == path:
+                return pendingBytesLocked(for: existing) ?? (try? FileSystem.readFile(existing, limit: Int.max))
+            case .remove(let target) where target == path: return nil
+            default: continue
             }
-            return nil
         }
+        return nil
     }
 
     /// Changes submitted and not yet done.
@@ -123,6 +133,10 @@ public final class BackgroundWriter: @unchecked Sendable {
         switch change {
         case .write(let path, let bytes, let mode):
             do { try AtomicFile.write(bytes, to: path, mode: mode) } catch { return "cannot write \(path): \(error)" }
+        case .writeSegments(let path, let segments, let mode):
+            do { try AtomicFile.write(segments: segments, to: path, mode: mode) } catch { return "cannot write \(path): \(error)" }
+        case .link(let existing, let path):
+            do { try AtomicFile.link(existing, to: path) } catch { return "cannot link \(path) to \(existing): \(error)" }
         case .remove(let path):
             do { try FileSystem.removeFile(path, ignoreMissing: true) } catch { return "cannot remove \(path): \(error)" }
         case .sweep(let directory, let suffixes):

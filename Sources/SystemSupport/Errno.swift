@@ -46,6 +46,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
         public static let connectionRefused = Code(rawValue: ECONNREFUSED)
         public static let connectionReset = Code(rawValue: ECONNRESET)
         public static let fileTooLarge = Code(rawValue: EFBIG)
+        public static let crossDevice = Code(rawValue: EXDEV)
 
         /// The message `strerror(3)` gives for this code.
         public var message: String { String(cString: strerror(rawValue)) }

@@ -163,6 +163,12 @@ public enum AtomicFile {
     ///
     /// The corresponding C functions are `open(2)` with `O_EXCL`, `write(2)`, `fsync(2)` and `rename(2)`.
     public static func write<Bytes: Collection>(_ bytes: Bytes, to path: String, mode: FilePermissions = 0o600) throws where Bytes.Element == UInt8 {
+        try write(segments: [Array(bytes)], to: path, mode: mode)
+    }
+
+    /// `write` of the concatenation of `segments`, without assembling it (large data goes from the arrays
+    /// that hold it).
+    public static func write(segments: [[UInt8]], to path: String, mode: FilePermissions = 0o600) throws {
         let directory = FileSystem.parentDirectory(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         var attempt = 0
@@ -180,13 +186,43 @@ public enum AtomicFile {
         do {
             // The umask may have narrowed `mode`; the caller asked for exactly this.
             _ = try valueOrErrno("fchmod(\(temporaryPath))") { fchmod(fd.rawValue, mode.rawValue) }
-            try fd.writeAll(bytes)
+            for segment in segments { try fd.writeAll(segment) }
             try fd.sync()
             try fd.close()
         } catch {
             try? fd.close()
             try? FileSystem.removeFile(temporaryPath)
             throw error
+        }
+        do {
+            try FileSystem.rename(temporaryPath, to: path)
+        } catch {
+            try? FileSystem.removeFile(temporaryPath)
+            throw error
+        }
+        let directoryFD = try FileDescriptor.open(directory, [.readOnly, .directory])
+        defer { try? directoryFD.close() }
+        try directoryFD.sync()
+    }
+
+    /// Makes `path` name the same file as `existing` (a hard link: one copy of the bytes on disk), replacing
+    /// what `path` named at once: a temporary link is renamed over it and the directory fsynced. `existing`
+    /// must be whole already (written by `write`). Where links are not possible (another file system), the
+    /// bytes are copied with `write` instead.
+    ///
+    /// The corresponding C functions are `link(2)`, `rename(2)` and `fsync(2)`.
+    public static func link(_ existing: String, to path: String) throws {
+        let directory = FileSystem.parentDirectory(of: path)
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        // Named as `write`'s temporary files are, so a killed process's leftover is found and removed.
+        let temporaryPath = "\(directory)/.\(base).tmp-\(ProcessIdentity.processID)-999999"
+        try? FileSystem.removeFile(temporaryPath, ignoreMissing: true)
+        do {
+            _ = try valueOrErrno("link(\(existing), \(temporaryPath))") { Glibc.link(existing, temporaryPath) }
+        } catch Errno.Code.crossDevice {
+            let bytes = try FileSystem.readFile(existing, limit: Int.max)
+            try write(bytes, to: path, mode: try FileSystem.status(existing).permissions)
+            return
         }
         do {
             try FileSystem.rename(temporaryPath, to: path)

@@ -87,6 +87,26 @@ final class CountingAndStateTests: XCTestCase {
         XCTAssertEqual(entries.map(\.preview), ["two", "one"])
     }
 
+    func testKeptContentIsWrittenOnceAndSharedByTheArchiveAndTheHistory() throws {
+        let h = try Harness(keepState: true)
+        let directory = try XCTUnwrap(h.stateDirectory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try h.copy([(.utf8PlainText, "kept once")])
+        h.engine.manager.finishWrites()
+        let archive = directory + "/clipboard.archive"
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory + "/history").filter { $0.hasSuffix(".archive") }
+        XCTAssertEqual(entries.count, 1)
+        let entry = directory + "/history/" + entries[0]
+        let inode = { (path: String) in (try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) }
+        XCTAssertEqual(try inode(archive), try inode(entry), "the archive is the history entry's file: one copy on disk")
+        // Deleting the history entry keeps the clipboard's archive.
+        XCTAssertEqual(h.send(.historyDelete(index: 0)).first, .ok)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: entry))
+        h.engine.stop()
+        let restarted = try Harness(keepState: true, directory: directory)
+        XCTAssertEqual(restarted.paste("UTF8_STRING").text, "kept once")
+    }
+
     func testSecretContentIsServedButNeverKept() throws {
         let first = try Harness(keepState: true)
         let directory = try XCTUnwrap(first.stateDirectory)

@@ -16,6 +16,32 @@ final class AtomicFileTests: XCTestCase {
         XCTAssertEqual(try FileSystem.listDirectory(directory.path), ["history.bin"])
     }
 
+    func testSegmentsAreWrittenAsTheirConcatenation() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("kept")
+        let big = [UInt8](repeating: 7, count: 100_000)
+        try AtomicFile.write(segments: [[1, 2], big, [], [3]], to: path)
+        XCTAssertEqual(try FileSystem.readFile(path, limit: 1 << 20), [1, 2] + big + [3])
+        XCTAssertEqual(try FileSystem.listDirectory(directory.path), ["kept"])
+    }
+
+    func testALinkNamesTheSameFileAndReplacesWhatWasThereAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let entry = directory.file("entry"), kept = directory.file("kept")
+        try AtomicFile.write(Array("old".utf8), to: kept)
+        try AtomicFile.write(Array("new content".utf8), to: entry)
+        try AtomicFile.link(entry, to: kept)
+        XCTAssertEqual(try FileSystem.readFile(kept, limit: 100), Array("new content".utf8))
+        XCTAssertEqual(try FileSystem.status(kept).inode, try FileSystem.status(entry).inode, "one copy on disk")
+        try FileSystem.removeFile(entry)
+        XCTAssertEqual(try FileSystem.readFile(kept, limit: 100), Array("new content".utf8), "the link outlives the entry")
+        XCTAssertEqual(try FileSystem.listDirectory(directory.path), ["kept"], "no temporary link left")
+        XCTAssertThrowsError(try AtomicFile.link(directory.file("missing"), to: kept))
+        XCTAssertEqual(try FileSystem.readFile(kept, limit: 100), Array("new content".utf8), "a failed link changes nothing")
+    }
+
     func testFailureLeavesNoTemporaryFileBehind() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
