@@ -194,15 +194,7 @@ public enum AtomicFile {
             try? FileSystem.removeFile(temporaryPath)
             throw error
         }
-        do {
-            try FileSystem.rename(temporaryPath, to: path)
-        } catch {
-            try? FileSystem.removeFile(temporaryPath)
-            throw error
-        }
-        let directoryFD = try FileDescriptor.open(directory, [.readOnly, .directory])
-        defer { try? directoryFD.close() }
-        try directoryFD.sync()
+        try replace(path, with: temporaryPath, in: directory)
     }
 
     /// Makes `path` name the same file as `existing` (a hard link: one copy of the bytes on disk), replacing
@@ -224,6 +216,12 @@ public enum AtomicFile {
             try write(bytes, to: path, mode: try FileSystem.status(existing).permissions)
             return
         }
+        try replace(path, with: temporaryPath, in: directory)
+    }
+
+    /// Renames `temporaryPath` over `path` (removing it if that fails) and fsyncs `directory`, so the
+    /// new name survives a crash.
+    private static func replace(_ path: String, with temporaryPath: String, in directory: String) throws {
         do {
             try FileSystem.rename(temporaryPath, to: path)
         } catch {
