@@ -151,15 +151,39 @@ public enum ControlRequest: Hashable, Sendable {
         }
     }
 
-    /// Decodes a frame body (what `FrameDecoder.nextFrame()` returned).
+    /// Representation data this long or longer is taken from the body in place rather than copied.
+    public static let inPlaceThreshold = 1 << 20
+
+    /// Decodes a frame body (what `FrameDecoder.nextFrame()` returned). The largest representation of a
+    /// copy is not copied out of the body: given up by the caller (`consume`), the body's own storage,
+    /// trimmed, becomes that representation's data, so a 256 MiB copy is held once, not twice.
     /// Throws `ControlProtocolError` for a wrong version, an unknown kind, or malformed fields.
-    public static func decode(body: [UInt8]) throws -> ControlRequest {
+    public static func decode(body: consuming [UInt8]) throws -> ControlRequest {
+        var placements: [(item: Int, representation: Int)] = []
+        var ranges: [Range<Int>] = []
+        let request = try decodeFields(body, placements: &placements, ranges: &ranges)
+        guard !placements.isEmpty else { return request }
+        switch request {
+        case .setItems(let pasteboard, let items, let options):
+            return .setItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body), options: options)
+        case .addItems(let pasteboard, let items):
+            return .addItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body))
+        default:
+            return request
+        }
+    }
+
+    /// Decodes the fields, deferring large representation data (its reader, which shares the body, ends here).
+    private static func decodeFields(_ body: [UInt8], placements: inout [(item: Int, representation: Int)],
+                                     ranges: inout [Range<Int>]) throws -> ControlRequest {
         let reader = try MessageReader(body: body)
         guard let kind = Kind(rawValue: reader.kind) else {
             throw ControlProtocolError.unknownKind(reader.kind, direction: "request")
         }
-        let name = "\(kind)"
         var fields = reader.fields
+        fields.deferringFieldsOf = inPlaceThreshold
+        defer { ranges = fields.deferred }
+        let name = "\(kind)"
         let request: ControlRequest
         switch kind {
         case .hello:
@@ -167,7 +191,7 @@ public enum ControlRequest: Hashable, Sendable {
                              client: try fields.string("hello.client", maximum: ControlLimits.maximumStringLength))
         case .setItems:
             let pasteboard = try fields.pasteboardName("setItems.pasteboard")
-            let items = try [PasteboardItem].decode(from: &fields, field: "setItems.items")
+            let items = try [PasteboardItem].decode(from: &fields, field: "setItems.items", deferredAt: &placements)
             let options = CopyOptions(rawValue: try fields.u32("setItems.options"))
             guard CopyOptions.all.isSuperset(of: options) else {
                 throw ControlProtocolError.invalidValue(field: "setItems.options",
@@ -176,7 +200,8 @@ public enum ControlRequest: Hashable, Sendable {
             request = .setItems(pasteboard: pasteboard, items: items, options: options)
         case .addItems:
             let pasteboard = try fields.pasteboardName("addItems.pasteboard")
-            request = .addItems(pasteboard: pasteboard, items: try [PasteboardItem].decode(from: &fields, field: "addItems.items"))
+            request = .addItems(pasteboard: pasteboard, items: try [PasteboardItem].decode(from: &fields, field: "addItems.items",
+                                                                                         deferredAt: &placements))
         case .clear:
             request = .clear(pasteboard: try fields.pasteboardName("clear.pasteboard"))
         case .changeCount:

@@ -23,8 +23,10 @@ public enum FrameEncoder {
 /// discards input (the stream cannot be resynchronised; close the connection).
 ///
 /// Memory follows the bytes that arrived, never what a header announced: the buffer grows by doubling,
-/// capped at the end of the frame being received, so a peer announcing 300 MiB and sending 10 bytes
-/// costs a few bytes (a daemon with hundreds of such peers does not reserve their announced sizes).
+/// capped at the end of the frame being received — and once a quarter of the frame has arrived, the rest
+/// is reserved at once — so a peer announcing 300 MiB and sending 10 bytes costs a few bytes (a daemon with
+/// hundreds of such peers does not reserve their announced sizes). A large frame that fills the buffer is
+/// handed out as the buffer itself, not copied.
 /// Buffering is amortised O(n): doubling, and consumed bytes dropped in bulk, copy a 64 MiB frame fed in
 /// 64 KiB chunks a constant number of times.
 public struct FrameDecoder: Sendable {
@@ -82,6 +84,16 @@ public struct FrameDecoder: Sendable {
         }
         let length = length(at: start)
         let bodyStart = start + Self.headerLength
+        if start == 0 && bodyStart + length == buffer.count && length >= Self.retainedCapacity {
+            // A large frame that is all the buffer holds (a big copy): the buffer itself becomes the body,
+            // its header shifted out in place, rather than being copied.
+            var body = buffer
+            buffer = []
+            start = 0
+            boundary = 0
+            body.removeSubrange(0..<Self.headerLength)
+            return body
+        }
         let body = Array(buffer[bodyStart..<bodyStart + length])
         start = bodyStart + length
         if start == buffer.count {
@@ -127,7 +139,12 @@ public struct FrameDecoder: Sendable {
         let needed = buffer.count + count
         let frameEnd = buffer.count - boundary >= Self.headerLength
             ? boundary + Self.headerLength + length(at: boundary) : needed
-        buffer.reserveCapacity(max(needed, min(frameEnd, buffer.capacity * 2)))
+        // Doubling, but once a quarter of the frame has arrived the rest is reserved at once: a large copy
+        // costs at most 1.25 times its size while it arrives (not 1.5 at the last doubling), and a peer must
+        // have sent a quarter of what it announced before that much is reserved.
+        let arrived = buffer.count - boundary
+        let target = arrived * 4 >= frameEnd - boundary ? frameEnd : min(frameEnd, buffer.capacity * 2)
+        buffer.reserveCapacity(max(needed, target))
     }
 
     private func length(at index: Int) -> Int {

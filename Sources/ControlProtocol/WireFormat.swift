@@ -112,6 +112,11 @@ public struct WireWriter: Sendable {
 public struct WireReader: Sendable {
     public let bytes: [UInt8]
     public private(set) var offset: Int
+    /// When set, a `bytes` field this long or longer is not copied: `bytes` returns an empty placeholder and
+    /// its range is added to `deferred`, for the decoder to take it from the body itself (in place).
+    public var deferringFieldsOf: Int?
+    /// The ranges of the fields `bytes` deferred, in the order read.
+    public private(set) var deferred: [Range<Int>] = []
 
     public init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
@@ -145,6 +150,10 @@ public struct WireReader: Sendable {
     public mutating func bytes(_ field: @autoclosure () -> String, maximum: Int = .max) throws -> [UInt8] {
         let length = try lengthPrefix(field, maximum: maximum)
         defer { offset += length }
+        if let threshold = deferringFieldsOf, length >= threshold {
+            deferred.append(offset..<offset + length)
+            return []
+        }
         return Array(bytes[offset..<offset + length])
     }
 

@@ -161,7 +161,7 @@ final class ControlServer {
                 return nil
             }
             let request: ControlRequest
-            do { request = try ControlRequest.decode(body: body) } catch {
+            do { request = try ControlRequest.decode(body: consume body) } catch {
                 // One bad message; the framing is intact, so the connection stays open.
                 log.limited(.debug, key: "bad-message", "a control client sent a malformed request: \(error)")
                 send(.error(code: .badRequest, message: "\(error)"), to: id)

@@ -73,3 +73,40 @@ final class StreamedReadTests: XCTestCase {
         XCTAssertEqual(try decoder.nextFrame(), Array(answer.dropFirst(4)), "the decoder goes on from empty")
     }
 }
+
+/// A large copy is held once by the daemon, not twice: its frame's buffer becomes the body, and the body's
+/// storage becomes the representation's data.
+final class InPlaceDecodingTests: XCTestCase {
+    func address(_ bytes: [UInt8]) -> UInt { bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+
+    func testTheLargestRepresentationIsTheBodysOwnStorage() throws {
+        let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let request = ControlRequest.setItems(pasteboard: "general", items: [
+            try PasteboardItem([Representation(type: PasteboardType("text/plain"), data: Array("small".utf8)),
+                                Representation(type: PasteboardType("application/octet-stream"), data: big)]),
+        ], options: [.sensitive])
+        var decoder = FrameDecoder()
+        decoder.append(request.encode())
+        let body = try XCTUnwrap(try decoder.nextFrame())
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+        let bodyAddress = address(body)
+        guard case .setItems(let pasteboard, let items, let options) = try ControlRequest.decode(body: consume body) else {
+            return XCTFail("not setItems")
+        }
+        XCTAssertEqual(pasteboard, "general")
+        XCTAssertEqual(options, [.sensitive])
+        XCTAssertEqual(items[0].data(for: PasteboardType("text/plain")), Array("small".utf8))
+        let data = try XCTUnwrap(items[0].data(for: PasteboardType("application/octet-stream")))
+        XCTAssertTrue(data == big)
+        XCTAssertEqual(address(data), bodyAddress, "the data is the body's storage, trimmed in place")
+    }
+
+    func testSeveralLargeRepresentationsAreCopiedOutWhole() throws {
+        let a = [UInt8](repeating: 1, count: 2 << 20), b = [UInt8](repeating: 2, count: (1 << 20) + 3)
+        let items = [try PasteboardItem([Representation(type: PasteboardType("a/a"), data: a)]),
+                     try PasteboardItem([Representation(type: PasteboardType("b/b"), data: b),
+                                         Representation(type: PasteboardType("c/c"), data: [])])]
+        let body = Array(ControlRequest.addItems(pasteboard: "x", items: items).encode().dropFirst(FrameEncoder.headerLength))
+        XCTAssertEqual(try ControlRequest.decode(body: body), .addItems(pasteboard: "x", items: items))
+    }
+}

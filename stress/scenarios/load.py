@@ -194,7 +194,7 @@ def load(ctx):
 
     status = quiet(daemon, "transfers to end after the load")
     try:  # the last pb's connection may still be closing
-        wait_until(lambda: daemon.fd_count() == fds0, 5, interval=0.1, what="descriptors back to the warm-up's")
+        wait_until(lambda: daemon.fd_count() <= fds0, 5, interval=0.1, what="descriptors back to the warm-up's (a leak is one more)")
     except ScenarioFailed:
         pass
     rss1, hwm, fds1 = daemon.rss_kib(), daemon.hwm_kib(), daemon.fd_count()
