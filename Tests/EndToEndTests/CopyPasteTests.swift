@@ -69,8 +69,8 @@ final class CopyPasteTests: DesktopTestCase {
         let reply = try requestor("multiple")
         XCTAssertEqual(reply["notify_property"] as? String, "MULTI_PROP")
         XCTAssertEqual(reply["extra_notifies"] as? Int, 0, "exactly one SelectionNotify")
-        let pairs = reply["pairs_back"] as? [Any] ?? []
-        XCTAssertEqual(pairs.count, 6)
+        let pairs = try XCTUnwrap(reply["pairs_back"] as? [Any], "the pairs written back")
+        guard pairs.count == 6 else { return XCTFail("\(pairs.count) pairs written back: \(pairs)") }
         XCTAssertEqual(pairs[1] as? String, "P1")
         XCTAssertTrue(pairs[3] is NSNull, "the failed pair's property is None")
         XCTAssertEqual(pairs[5] as? String, "P3")
