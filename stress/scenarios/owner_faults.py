@@ -137,5 +137,8 @@ def owner_faults(ctx):
         ctx.stop(owner)
 
     ctx.check(daemon.alive(), "pasteboardd died: " + daemon.log_tail())
-    wait_until(lambda: daemon.fd_count() <= fds0, 5, what="descriptors back to the baseline (a leak is one more)")
+    try:
+        wait_until(lambda: daemon.fd_count() <= fds0, 5, what="descriptors back to the baseline (a leak is one more)")
+    except ScenarioFailed:
+        ctx.check(False, f"{daemon.fd_count()} descriptors at the end, {fds0} at the start: " + ", ".join(daemon.fd_targets()))
     ctx.figure(f"descriptors {fds0} at the start and at the end; transfers {daemon.status()['transfers']}")
