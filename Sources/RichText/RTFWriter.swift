@@ -68,34 +68,79 @@ private struct RTFBuilder {
                 runs(paragraph.runs)
                 emit(isLast && !document.endsWithParagraphBreak ? "\n" : "\\par\n")
             case .table(let table, _):
-                for (rowIndex, row) in table.rows.enumerated() {
-                    emit("\\trowd")
-                    if table.headerRows[rowIndex] { emit("\\trhdr") }
-                    for column in row.indices { emit("\\cellx\((column + 1) * 2880)") }
-                    emit("\n")
-                    for cell in row {
-                        for (index, paragraph) in cell.enumerated() {
-                            paragraphStart(paragraph.attributes, inTable: true)
-                            runs(paragraph.runs)
-                            emit(index == cell.count - 1 ? "\\cell\n" : "\\par\n")
-                        }
-                    }
-                    emit("\\row\n")
-                }
-                emit("\\pard\n")
+                self.table(table)
             }
         }
         emit("}\n")
     }
 
+    /// `\\trowd … \\cell … \\row` rows on a grid of 2 inch columns. A merged cell is written as Word does: its first
+    /// grid cell `\\clmgf`/`\\clvmgf`, the cells it covers `\\clmrg`/`\\clvmrg` and empty.
+    mutating func table(_ table: TableBlock) {
+        var coveredFromAbove: [Int: Int] = [:]  // grid column → rows still covered by a cell above
+        var spanOfCover: [Int: Int] = [:]  // grid column → column span of that cell
+        for (rowIndex, row) in table.rows.enumerated() {
+            // Lay the row's cells on the grid around the columns covered by cells of earlier rows.
+            var slots: [(cell: [Paragraph]?, merge: String, columnSpan: Int)] = []
+            var column = 0
+            var cells = row[...]
+            while !cells.isEmpty || coveredFromAbove[column] != nil {
+                if let rows = coveredFromAbove[column], rows > 0 {
+                    let span = spanOfCover[column] ?? 1
+                    slots.append((nil, "\\clvmrg", 1))
+                    for extra in 1..<max(span, 1) { slots.append((nil, "\\clvmrg\\clmrg", 1)); _ = extra }
+                    coveredFromAbove[column] = rows - 1 == 0 ? nil : rows - 1
+                    column += max(span, 1)
+                    continue
+                }
+                guard let cell = cells.popFirst() else { break }
+                let position = cell.first?.attributes.tableCell
+                let columnSpan = max(1, min(position?.columnSpan ?? 1, 63))
+                let rowSpan = max(1, min(position?.rowSpan ?? 1, 1000))
+                var merge = columnSpan > 1 ? "\\clmgf" : ""
+                if rowSpan > 1 {
+                    merge = "\\clvmgf" + merge
+                    coveredFromAbove[column] = rowSpan - 1
+                    spanOfCover[column] = columnSpan
+                }
+                slots.append((cell, merge, columnSpan))
+                for _ in 1..<columnSpan { slots.append((nil, rowSpan > 1 ? "\\clvmgf\\clmrg" : "\\clmrg", 1)) }
+                column += columnSpan
+            }
+            emit("\\trowd")
+            if table.headerRows[rowIndex] { emit("\\trhdr") }
+            for (index, slot) in slots.enumerated() { emit("\(slot.merge)\\cellx\((index + 1) * 2880)") }
+            emit("\n")
+            for slot in slots {
+                guard let cell = slot.cell else {
+                    emit("\\pard\\plain\\intbl \\cell\n")
+                    continue
+                }
+                for (index, paragraph) in cell.enumerated() {
+                    paragraphStart(paragraph.attributes, inTable: true)
+                    runs(paragraph.runs)
+                    emit(index == cell.count - 1 ? "\\cell\n" : "\\par\n")
+                }
+            }
+            emit("\\row\n")
+        }
+        emit("\\pard\n")
+    }
+
     /// Word's list table, so that Word, LibreOffice and pandoc know each list's numbering (`\\lsN` = list N).
     mutating func listTable(_ document: AttributedDocument) {
         var kinds: [Int: [Int: ListKind]] = [:]
+        var bullets: [Int: [Int: String]] = [:]
+        var starts: [Int: [Int: Int]] = [:]
         var order: [Int] = []
         for paragraph in document.paragraphs {
             guard let list = paragraph.attributes.list, list.id > 0 else { continue }
             if kinds[list.id] == nil { order.append(list.id) }
-            if kinds[list.id, default: [:]][list.level] == nil { kinds[list.id, default: [:]][list.level] = list.kind }
+            if kinds[list.id, default: [:]][list.level] == nil {
+                kinds[list.id, default: [:]][list.level] = list.kind
+                if list.kind == .bullet { bullets[list.id, default: [:]][list.level] = list.marker }
+                if let number = list.markerNumber { starts[list.id, default: [:]][list.level] = number }
+            }
         }
         guard !order.isEmpty else { return }
         emit("{\\*\\listtable")
@@ -112,9 +157,13 @@ private struct RTFBuilder {
                 case .lowerAlpha: nfc = 4
                 case .bullet: nfc = 23
                 }
-                emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat1\\levelfollow0")
+                emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat\(starts[id]?[level] ?? 1)\\levelfollow0")
                 if kind == .bullet {
-                    emit("{\\leveltext\\'01\\u8226 ?;}{\\levelnumbers;}")
+                    // The level's own bullet (one character, as Word's template allows), else •.
+                    let bullet = bullets[id]?[level].flatMap { $0.unicodeScalars.count == 1 ? $0 : nil } ?? "\u{2022}"
+                    emit("{\\leveltext\\'01")
+                    text(bullet, inFontTable: false)
+                    emit(";}{\\levelnumbers;}")
                 } else {
                     emit("{\\leveltext\\'02\\'0\(level).;}{\\levelnumbers\\'01;}")
                 }
@@ -197,6 +246,15 @@ private struct RTFBuilder {
         let start = out.count
         if let f = a.fontFamily, let index = fonts[f] { emit("\\f\(index)") }
         if let size = a.fontSize { emit("\\fs\(Int((size * 2).rounded()))") }
+        if a.bold || a.italic || a.fontSize != nil, RTFBuilder.hasComplexScript(run.text) {
+            // Word and LibreOffice take Hebrew, Arabic, Indic and Thai text's bold, italic and size from the
+            // associated properties of a right-to-left run.
+            emit("\\rtlch")
+            if a.bold { emit("\\ab") }
+            if a.italic { emit("\\ai") }
+            if let size = a.fontSize { emit("\\afs\(Int((size * 2).rounded()))") }
+            emit("\\ltrch")
+        }
         if a.bold { emit("\\b") }
         if a.italic { emit("\\i") }
         switch a.underline {
@@ -259,6 +317,12 @@ private struct RTFBuilder {
             }
             emit("}}")
         }
+    }
+
+    /// Whether text holds a character of a complex script (by UTF-8 lead byte first: they all lie above U+058F).
+    static func hasComplexScript(_ text: String) -> Bool {
+        guard text.utf8.contains(where: { $0 >= 0xD6 }) else { return false }
+        return text.unicodeScalars.contains { $0.value >= 0x0590 && ScriptClass.of($0) == .complex }
     }
 
     /// Escapes text: `\ { }` escaped, TAB `\tab`, U+2028 `\line`, cp1252 as `\'hh`, the rest `\uN?`.

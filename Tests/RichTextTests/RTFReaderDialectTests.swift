@@ -27,7 +27,7 @@ final class RTFReaderDialectTests: XCTestCase {
     }
 
     func testOldWordListsWithPntext() {
-        let r = readRTF(#"{\rtf1{\pntext\f0 1.\tab}{\*\pn\pnlvlbody\pndec}one\par{\pntext 2.\tab}two\par plain\par}"#)
+        let r = readRTF(#"{\rtf1{\pntext\f0 1.\tab}{\*\pn\pnlvlbody\pndec}one\par{\pntext 2.\tab}two\par\pard plain\par}"#)
         XCTAssertEqual(r.document.paragraphs.map(\.text), ["one", "two", "plain"])
         XCTAssertEqual(r.document.paragraphs.map { $0.attributes.list?.marker }, ["1.", "2.", nil])
         XCTAssertEqual(r.document.paragraphs.first?.attributes.list?.kind, .decimal)
