@@ -202,10 +202,11 @@ public enum ListKind: String, Hashable, Sendable {
 
     public var isOrdered: Bool { self != .bullet }
 
-    /// The kind a rendered marker shows: `3.` decimal, `iv)` lower roman, `c.` lower alpha, anything else a bullet.
+    /// The kind a rendered marker shows: `3.` decimal, `iv)` lower roman, `c.` lower alpha, anything else (Word's
+    /// `o` and `§` bullets too: letters count only with a `.` or `)` after them) a bullet.
     public init(marker: String) {
         let core = marker.trimmingSuffix { $0 == "." || $0 == ")" }
-        if core.isEmpty {
+        if core.isEmpty || (core.count == marker.count && !core.allSatisfy { $0.isASCII && $0.isNumber }) {
             self = .bullet
         } else if core.allSatisfy({ $0.isASCII && $0.isNumber }) {
             self = .decimal

@@ -600,6 +600,11 @@ private struct HTMLParser {
             element.alignment = .center
         default: break
         }
+        // Footnote and endnote text is not body text: LibreOffice's `<div id="sdfootnote1">` and Word's
+        // `mso-element: footnote-list` blocks (the anchors stay, as in the RTF reader).
+        if name == "div", let id = attributes["id"]?.lowercased(), id.hasPrefix("sdfootnote") || id.hasPrefix("sdendnote") {
+            element.dropsContent = true
+        }
         if let align = attributes["align"] { element.alignment = CSS.alignment(align) ?? element.alignment }
         if let style = attributes["style"] { applyStyle(style, to: &c, element: &element) }
         element.char = c
@@ -775,6 +780,10 @@ private enum CSS {
             case "margin-top": element.spaceBefore = length(lower)
             case "margin-bottom": element.spaceAfter = length(lower)
             case "white-space": element.preserveWhitespace = lower.hasPrefix("pre") || lower == "break-spaces"
+            case "mso-element":
+                if lower.hasPrefix("footnote") || lower.hasPrefix("endnote") || lower.hasPrefix("comment") {
+                    element.dropsContent = true
+                }
             case "mso-list":
                 if lower == "ignore" {
                     element.isListMarker = true

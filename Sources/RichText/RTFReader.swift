@@ -153,7 +153,7 @@ private struct CellDefinition {
 
 private enum CellMerge { case none, horizontalStart, horizontalContinue, verticalStart, verticalContinue }
 
-private enum PictureKind { case png, jpeg, emf, wmf, pict, bitmap, unknown }
+private enum PictureKind { case png, jpeg, gif, emf, wmf, pict, bitmap, unknown }
 
 private struct PictureState {
     var kind = PictureKind.unknown
@@ -264,6 +264,8 @@ private struct RTFParser {
     var horizontalMergeStart: [Int]?
     /// Paragraph indices of cells a vertical merge started in, by their right edge.
     var verticalMergeStarts: [Int: [Int]] = [:]
+    /// The current table's cells with their edges, to span the grid columns a wide cell covers.
+    var tableCells: [(paragraphs: Range<Int>, left: Int, right: Int)] = []
 
     var warnings: [String] = []
     var warningSet: Set<String> = []
@@ -1241,10 +1243,12 @@ private struct RTFParser {
                 cellFirstParagraph = paragraphs.count
                 verticalMergeStarts = [:]
                 horizontalMergeStart = nil
+                tableCells = []
             }
             attributes.tableCell = TableCell(table: tableCount, row: tableRow, column: tableColumn, isHeader: rowIsHeader)
             cellHasParagraph = true
         } else if tableOpen {
+            spanGridColumns()
             tableOpen = false
             tableRow = 0
             tableColumn = 0
@@ -1259,10 +1263,12 @@ private struct RTFParser {
         let data = picture.data
         if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) { kind = .png }
         if data.starts(with: [0xFF, 0xD8, 0xFF]) { kind = .jpeg }
+        if data.starts(with: Array("GIF8".utf8)) { kind = .gif }  // Word has been seen to write GIF bytes as \pngblip
         let mime: String
         switch kind {
         case .png: mime = "image/png"
         case .jpeg: mime = "image/jpeg"
+        case .gif: mime = "image/gif"
         default:
             warn("dropped a picture in a format other than PNG or JPEG")
             return
@@ -1276,7 +1282,7 @@ private struct RTFParser {
         let heightTwips = picture.heightGoal > 0 ? picture.heightGoal : 0
         let width = widthTwips > 0 ? Double(widthTwips) / 20 * Double(max(picture.scaleX, 1)) / 100 : nil
         let height = heightTwips > 0 ? Double(heightTwips) / 20 * Double(max(picture.scaleY, 1)) / 100 : nil
-        let name = "image\(pictureCount).\(kind == .png ? "png" : "jpg")"
+        let name = "image\(pictureCount).\(Attachment.fileExtension(forMIMEType: mime))"
         insertAttachment(Attachment(fileName: name, mimeType: mime, bytes: data, width: width, height: height))
     }
 
@@ -1364,6 +1370,7 @@ private struct RTFParser {
             emit("\u{FFFD}")
         }
         flushRun()
+        if tableOpen && paragraphRuns.isEmpty { spanGridColumns() }
         var document = AttributedDocument(paragraphs: paragraphs, endsWithParagraphBreak: true)
         if !paragraphRuns.isEmpty {
             if let finalParagraph { cur.para = finalParagraph }
@@ -1527,16 +1534,26 @@ extension RTFParser {
         guard column < cellDefinitions.count, cellFirstParagraph <= paragraphs.count else { return }
         let definition = cellDefinitions[column]
         let range = cellFirstParagraph..<paragraphs.count
+        let left = column > 0 ? cellDefinitions[column - 1].right : Int.min
+        let remains: Bool
+        defer {
+            if remains && !range.isEmpty && tableCells.count < 100_000 {
+                tableCells.append((range, left, definition.right))
+            }
+        }
         let isEmpty = paragraphs[range].allSatisfy { $0.runs.allSatisfy(\.text.isEmpty) }
         switch definition.merge {
         case .horizontalStart:
+            remains = true
             horizontalMergeStart = Array(range)
             verticalMergeStarts[definition.right] = nil
         case .horizontalContinue:
             guard let start = horizontalMergeStart, let first = start.first, let startCell = paragraphs[first].attributes.tableCell else {
+                remains = true
                 verticalMergeStarts[definition.right] = nil
                 return
             }
+            remains = false
             if isEmpty {
                 paragraphs.removeSubrange(range)
             } else {  // the covered cell's text joins the merged cell, as in LibreOffice
@@ -1545,19 +1562,48 @@ extension RTFParser {
             }
             for index in horizontalMergeStart ?? start { paragraphs[index].attributes.tableCell?.columnSpan += 1 }
         case .verticalStart:
+            remains = true
             verticalMergeStarts[definition.right] = Array(range)
             horizontalMergeStart = nil
         case .verticalContinue:
             guard let start = verticalMergeStarts[definition.right], isEmpty else {
+                remains = true
                 verticalMergeStarts[definition.right] = nil
                 return
             }
+            remains = false
             paragraphs.removeSubrange(range)
             for index in start { paragraphs[index].attributes.tableCell?.rowSpan += 1 }
             horizontalMergeStart = nil
         case .none:
+            remains = true
             verticalMergeStarts[definition.right] = nil
             horizontalMergeStart = nil
+        }
+    }
+
+    /// A cell whose edges enclose several columns of the table's grid (the union of all rows' `\cellx` edges)
+    /// spans them: Word and LibreOffice write a horizontally merged cell as one wide cell.
+    mutating func spanGridColumns() {
+        defer { tableCells = [] }
+        guard tableCells.count > 1 else { return }
+        let edges = Set(tableCells.map(\.right)).sorted()
+        guard edges.count > 1 else { return }
+        /// How many edges are ≤ `value` (binary search: a hostile table has many edges).
+        func edgesUpTo(_ value: Int) -> Int {
+            var low = 0, high = edges.count
+            while low < high {
+                let mid = (low + high) / 2
+                if edges[mid] <= value { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        for cell in tableCells {
+            let covered = edgesUpTo(cell.right) - edgesUpTo(cell.left)
+            guard covered > 1 else { continue }
+            for index in cell.paragraphs where index < paragraphs.count {
+                paragraphs[index].attributes.tableCell?.columnSpan += covered - 1
+            }
         }
     }
 

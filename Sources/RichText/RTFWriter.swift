@@ -60,6 +60,7 @@ private struct RTFBuilder {
         emit("}\n{\\colortbl;")
         for c in colorList { emit("\\red\(c.red)\\green\(c.green)\\blue\(c.blue);") }
         emit("}\n")
+        styleSheet(document)
         listTable(document)
         for block in document.blocks {
             switch block {
@@ -127,6 +128,18 @@ private struct RTFBuilder {
         emit("\\pard\n")
     }
 
+    /// Paragraph styles `heading 1`…`heading 6` for the levels the document uses: LibreOffice and Word know a
+    /// heading by its style (`\\s1`), the outline level alone leaves it a body paragraph.
+    mutating func styleSheet(_ document: AttributedDocument) {
+        let levels = Set(document.paragraphs.compactMap(\.attributes.headingLevel).map { max(1, min($0, 6)) })
+        guard !levels.isEmpty else { return }
+        emit("{\\stylesheet{\\s0 Normal;}")
+        for level in levels.sorted() {
+            emit("{\\s\(level)\\outlinelevel\(level - 1)\\sbasedon0\\snext0 heading \(level);}")
+        }
+        emit("}\n")
+    }
+
     /// Word's list table, so that Word, LibreOffice and pandoc know each list's numbering (`\\lsN` = list N).
     mutating func listTable(_ document: AttributedDocument) {
         var kinds: [Int: [Int: ListKind]] = [:]
@@ -192,7 +205,10 @@ private struct RTFBuilder {
         if a.firstLineIndent != 0 { emit("\\fi\(twips(a.firstLineIndent))") }
         if a.spaceBefore != 0 { emit("\\sb\(twips(a.spaceBefore))") }
         if a.spaceAfter != 0 { emit("\\sa\(twips(a.spaceAfter))") }
-        if let level = a.headingLevel { emit("\\outlinelevel\(max(0, min(level - 1, 5)))") }
+        if let level = a.headingLevel {
+            let clamped = max(1, min(level, 6))
+            emit("\\s\(clamped)\\outlinelevel\(clamped - 1)")
+        }
         if let list = a.list {
             if a.leftIndent == 0 && a.firstLineIndent == 0 { emit("\\fi-360\\li\((list.level + 1) * 720)") }
             emit("\\ls\(list.id)\\ilvl\(list.level){\\listtext ")
