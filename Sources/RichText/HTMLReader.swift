@@ -303,7 +303,7 @@ private struct HTMLParser {
             for scalar in HTMLParser.decodeEntities(raw).unicodeScalars where listMarker.count < 32 {
                 if scalar == " " || scalar == "\u{00A0}" || scalar == "\n" || scalar == "\r" || scalar == "\t" { continue }
                 // Word writes Symbol and Wingdings bullets as the font's byte (Symbol `·` is •).
-                if let symbolFont, scalar.value < 0x100 { listMarker.append(symbolFont.decode(UInt8(scalar.value))) } else { listMarker.append(scalar) }
+                listMarker.append(symbolFont?.remap(scalar) ?? scalar)
             }
             return
         }

@@ -1413,9 +1413,7 @@ extension RTFParser {
         let symbolFont = numbering.font.flatMap { fonts[$0]?.codePage }.flatMap(SymbolFont.forCodePage)
         func mapped(_ text: String.UnicodeScalarView) -> String {
             guard let symbolFont else { return String(text) }
-            var out = String.UnicodeScalarView()
-            for s in text { out.append(s.value >= 0x20 && s.value <= 0xFF ? symbolFont.decode(UInt8(s.value)) : symbolFont.mapPrivateUse(s)) }
-            return String(out)
+            return String(String.UnicodeScalarView(text.map(symbolFont.remap)))
         }
         if numbering.bullet { return mapped(numbering.before) + mapped(numbering.after) }
         let index: Int
@@ -1438,7 +1436,7 @@ extension RTFParser {
             var template = Array(levelTextScalars.dropFirst().prefix(length))
             if let font = listLevel.font, let symbolFont = fonts[font].flatMap({ SymbolFont.forCodePage($0.codePage ?? 0) }) {
                 // The template was decoded before the level named its font (`\f` follows `\leveltext`).
-                template = template.map { $0.value >= 0x20 && $0.value <= 0xFF ? symbolFont.decode(UInt8($0.value)) : symbolFont.mapPrivateUse($0) }
+                template = template.map(symbolFont.remap)
             } else {
                 // A private-use bullet without a known font is Word's default bullet font, Symbol (U+F0B7 → •).
                 template = template.map { SymbolFont.symbol.mapPrivateUse($0) }

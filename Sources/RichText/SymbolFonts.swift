@@ -49,6 +49,12 @@ enum SymbolFont: Sendable {
     /// A byte decoded in this font: its character, else the byte's own value.
     func decode(_ byte: UInt8) -> Unicode.Scalar { scalar(byte) ?? Unicode.Scalar(byte) }
 
+    /// A character read before its symbol font was known: a Latin-1 one stands for its byte, a private-use
+    /// one for its low byte; others are kept.
+    func remap(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        scalar.value >= 0x20 && scalar.value <= 0xFF ? decode(UInt8(scalar.value)) : mapPrivateUse(scalar)
+    }
+
     /// A private-use character U+F020–U+F0FF written for this font: its character, else unchanged.
     func mapPrivateUse(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
         guard scalar.value >= 0xF020 && scalar.value <= 0xF0FF else { return scalar }
