@@ -250,6 +250,8 @@ private struct RTFParser {
     var shapePropertyName = String.UnicodeScalarView()
     /// The body paragraph interrupted by shape or text-box text, restored when that text ends.
     var interruptedRuns: [[TextRun]] = []
+    /// Shape texts nested deeper than `interruptedRuns` keeps (they continue the paragraph they are in).
+    var shapeTextOverflow = 0
     var footnoteCount = 0
     /// The `\pn` numbering being read, the one of the current paragraphs, and the lists numbered so far.
     var numberingBeingRead = ParagraphNumbering()
@@ -1513,6 +1515,8 @@ extension RTFParser {
         if interruptedRuns.count < 64 {
             interruptedRuns.append(paragraphRuns)
             paragraphRuns = []
+        } else {
+            shapeTextOverflow += 1
         }
         cur.destination = .text
         cur.role = .shapeText
@@ -1522,6 +1526,10 @@ extension RTFParser {
 
     /// Ends the shape text's last paragraph and resumes the interrupted body paragraph.
     mutating func endShapeText() {
+        if shapeTextOverflow > 0 {
+            shapeTextOverflow -= 1
+            return
+        }
         flushRun()
         if !paragraphRuns.isEmpty { paragraphBreak() }
         if let runs = interruptedRuns.popLast() { paragraphRuns = runs }

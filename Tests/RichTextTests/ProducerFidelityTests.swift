@@ -229,6 +229,17 @@ final class ProducerFidelityTests: XCTestCase {
         XCTAssertEqual(readRTF(#"{\rtf1 a\'4x}"#).document.string, "ax")
     }
 
+    func testShapeTextNestedBeyondTheCapKeepsTheBodyInOrder() {
+        let depth = 100
+        var rtf = #"{\rtf1 before "#
+        for i in 0..<depth { rtf += #"{\shp{\shptxt s\#(i) "# }
+        rtf += String(repeating: "}}", count: depth) + #" after\par}"#
+        let paragraphs = readRTF(rtf).document.paragraphs.map(\.text)
+        XCTAssertEqual(paragraphs.last, "before  after")
+        XCTAssertTrue(paragraphs.contains { $0.hasPrefix("s63") }, "\(paragraphs)")
+        XCTAssertEqual(paragraphs.joined().components(separatedBy: "s99").count, 2)
+    }
+
     func testNestedFieldInInstructionDoesNotLeakItsResult() {
         let r = readRTF(#"{\rtf1 {\field{\*\fldinst {HYPERLINK "https://e.x/"}{\field{\*\fldinst PAGE}{\fldrslt 7}}}{\fldrslt shown}} end}"#)
         XCTAssertEqual(r.document.string, "shown end")
