@@ -98,7 +98,10 @@ final class CorpusTests: XCTestCase {
 
         let withText = measurements.filter { !$0.expected.isEmpty }
         let failing = withText.filter { $0.similarity < CorpusTests.threshold }
-        let report = failing.map { "\($0.name) \(String(format: "%.3f", $0.similarity))" }.joined(separator: "\n")
+        let report = failing.map {
+            "\($0.name) \(String(format: "%.3f", $0.similarity))"
+                + ($0.htmlSimilarity.map { String(format: " (HTML export %.3f)", $0) } ?? "")
+        }.joined(separator: "\n")
         if ProcessInfo.processInfo.environment["CORPUS_REPORT"] != nil {
             for m in failing {
                 print("=== \(m.name) \(String(format: "%.3f", m.similarity))\n--- expected\n\(m.expected)\n--- ours\n\(m.ours)")
@@ -106,6 +109,7 @@ final class CorpusTests: XCTestCase {
             let empty = measurements.filter { $0.expected.isEmpty && !$0.ours.isEmpty }
             for m in empty { print("=== (LibreOffice empty) \(m.name)\n\(m.ours.prefix(300))") }
         }
+        print(report)
         let matchingHTML = failing.filter { ($0.htmlSimilarity ?? 0) >= CorpusTests.threshold }
         print(
             "corpus: \(withText.count - failing.count) of \(withText.count) files with body text ≥ \(CorpusTests.threshold)"
