@@ -335,9 +335,10 @@ private struct RTFBuilder {
         }
     }
 
-    /// Whether text holds a character of a complex script (by UTF-8 lead byte first: they all lie above U+058F).
+    /// Whether text holds a character of a complex script. By UTF-8 lead byte first: those scripts' leads are
+    /// 0xD6–0xE1 (U+0590–U+1FFF) and 0xEF (presentation forms), so Latin and CJK text is one cheap pass.
     static func hasComplexScript(_ text: String) -> Bool {
-        guard text.utf8.contains(where: { $0 >= 0xD6 }) else { return false }
+        guard text.utf8.contains(where: { ($0 >= 0xD6 && $0 <= 0xE1) || $0 == 0xEF }) else { return false }
         return text.unicodeScalars.contains { $0.value >= 0x0590 && ScriptClass.of($0) == .complex }
     }
 
