@@ -738,7 +738,11 @@ private struct RTFParser {
         case .dn: setChar { $0.baseline = n > 0 ? .subscript : .normal }
         case .v: setChar { $0.hidden = on }
         case .par, .sect:
-            if cur.destination == .text { paragraphBreak() }
+            if cur.destination == .text {
+                paragraphBreak()
+            } else if cur.destination == .listText {
+                bodyInListText()
+            }
         case .pard:
             cur.para = RTFParagraphState()
             paragraphNumbering = nil
@@ -1507,6 +1511,17 @@ extension RTFParser {
         case 23, 255: return ""
         default: return String(n)
         }
+    }
+
+    /// A paragraph mark inside `\listtext`: the producer (AbiWord) wrote the item's text there, not a marker. The
+    /// text so far becomes the paragraph's and the rest of the group is body text.
+    mutating func bodyInListText() {
+        let text = listMarker.drop { $0 == "\t" || $0 == " " }
+        listMarker = String.UnicodeScalarView()
+        listTextSeen = false
+        cur.destination = .text
+        for scalar in text { put(scalar) }
+        paragraphBreak()
     }
 
     /// Shape or text-box text: paragraphs of their own, between the body text before and after the shape.

@@ -103,6 +103,45 @@ final class ProducerFidelityTests: XCTestCase {
         try assertFidelityFacts(document, pictures: false, nestedBullet: "◦")
     }
 
+    /// LibreOffice writes a floating picture as a shape: `{\shp{\*\shpinst …{\sp{\sn pib}{\sv {\pict\pngblip …}}}}}`.
+    func testLibreOfficeFloatingPictureInAShape() throws {
+        let input = try fixture("libreoffice/floating.rtf")
+        let red = try fixture("red.png")
+        let document = try read(input, .rtf)
+        XCTAssertEqual(document.attachments.map(\.bytes), [red])
+        XCTAssertEqual(document.paragraphs.first?.text, "\u{FFFC}Text beside a floating picture.")
+        let html = String(decoding: try convert(input, .rtf, .html), as: UTF8.self)
+        XCTAssertTrue(html.contains("data:image/png;base64," + Base64.encode(red)), html)
+        XCTAssertEqual(try read(try convert(try convert(input, .rtf, .rtfd), .rtfd, .rtf), .rtf).attachments.map(\.bytes), [red])
+        XCTAssertEqual(try read(try convert(Array(html.utf8), .html, .rtf), .rtf).attachments.map(\.bytes), [red])
+        let expected = CorpusTests.normalized(String(decoding: try fixture("libreoffice/floating.expected.txt"), as: UTF8.self))
+        XCTAssertEqual(CorpusTests.normalized(String(decoding: PlainTextWriter.write(document), as: UTF8.self)), expected)
+    }
+
+    /// AbiWord 3.0.5's RTF of the same document (from LibreOffice's .odt): AbiWord kept the headings, the footnote
+    /// and the picture but not the non-Latin bold, and wrote each list item — the table too — inside `\listtext`
+    /// with `\par`, which LibreOffice skips as a marker. We keep that text as paragraphs (without markers).
+    func testAbiWordRTF() throws {
+        let input = try fixture("abiword/fidelity.rtf")
+        let document = try read(input, .rtf)
+        XCTAssertEqual(try paragraph(document, "Fidelity heading").attributes.headingLevel, 1)
+        XCTAssertEqual(try paragraph(document, "Third level").attributes.headingLevel, 3)
+        XCTAssertTrue(try run(document, "bold").attributes.bold)
+        XCTAssertFalse(try run(document, "太字です").attributes.bold, "AbiWord dropped it; LibreOffice shows it plain too")
+        XCTAssertEqual(document.attachments.map(\.bytes), [try fixture("red.png")])
+        let ours = String(decoding: PlainTextWriter.write(document), as: UTF8.self)
+        let lines = ours.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let libreOffice = String(decoding: try fixture("abiword/fidelity.expected.txt"), as: UTF8.self)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for line in libreOffice { XCTAssertTrue(lines.contains(line), "\(line) missing from\n\(ours)") }
+        for item in ["first bullet", "nested bullet", "three"] { XCTAssertTrue(lines.contains(item), "\(item) missing from\n\(ours)") }
+        XCTAssertEqual(document.paragraphs.filter { $0.attributes.tableCell != nil }.map(\.text), ["wide header", "C1", "tall", "B2", "C2", "B3", "C3"])
+        XCTAssertEqual(try paragraph(document, "wide header").attributes.tableCell?.columnSpan, 2)
+        XCTAssertEqual(try paragraph(document, "tall").attributes.tableCell?.rowSpan, 2)
+        let html = String(decoding: try convert(input, .rtf, .html), as: UTF8.self)
+        XCTAssertTrue(html.contains("<h2"), html)
+    }
+
     func testPictureThroughHTMLToRTFKeepsItsPixels() throws {
         let document = try read(try convert(try fixture("pandoc/memo.html"), .html, .rtf), .rtf)
         XCTAssertEqual(document.attachments.map(\.bytes), [try fixture("red.png")])
