@@ -675,8 +675,8 @@ private struct HTMLParser {
         imageCount += 1
         var fileName = "image\(imageCount).\(Attachment.fileExtension(forMIMEType: mime))"
         if let alt = attributes["alt"], alt.contains("."), !alt.contains("/"), alt.count < 256 { fileName = alt }
-        var width = attributes["width"].flatMap { Double($0) }.map { $0 * 0.75 }
-        var height = attributes["height"].flatMap { Double($0) }.map { $0 * 0.75 }
+        var width = attributes["width"].flatMap { CSS.length($0 + "px") }
+        var height = attributes["height"].flatMap { CSS.length($0 + "px") }
         if let style = attributes["style"] {
             for (property, value) in CSS.declarations(style) {
                 if property == "width" { width = CSS.length(value) ?? width }
@@ -823,8 +823,14 @@ private enum CSS {
         }
     }
 
-    /// A CSS length in points (pt, px, em relative to 12 pt, in, cm, mm); nil for others.
+    /// A CSS length in points (pt, px, em relative to 12 pt, in, cm, mm); nil for others and for lengths beyond
+    /// ±10⁶ pt (no page is that large; it keeps infinities and overflows out of the model).
     static func length(_ value: String) -> Double? {
+        guard let points = unboundedLength(value), points.isFinite, abs(points) <= 1e6 else { return nil }
+        return points
+    }
+
+    static func unboundedLength(_ value: String) -> Double? {
         let v = trimmed(value[...]).lowercased()
         func number(_ suffix: String) -> Double? { v.hasSuffix(suffix) ? Double(v.dropLast(suffix.count)) : nil }
         if let n = number("pt") { return n }
@@ -850,9 +856,16 @@ private enum CSS {
         case "xxx-large": return 36
         default: break
         }
-        if value.hasSuffix("%"), let n = Double(value.dropLast()) { return parent * n / 100 }
-        if value.hasSuffix("em"), !value.hasSuffix("rem"), let n = Double(value.dropLast(2)) { return parent * n }
-        guard let size = length(value), size > 0, size < 10000 else { return nil }
+        var size: Double?
+        if value.hasSuffix("%"), let n = Double(value.dropLast()) {
+            size = parent * n / 100
+        } else if value.hasSuffix("em"), !value.hasSuffix("rem"), let n = Double(value.dropLast(2)) {
+            size = parent * n
+        } else {
+            size = length(value)
+        }
+        // Relative sizes compound through nesting: keep every size a font can have.
+        guard let size, size > 0, size < 10000 else { return nil }
         return size
     }
 

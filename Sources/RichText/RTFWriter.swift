@@ -199,7 +199,7 @@ private struct RTFBuilder {
         case .right: emit("\\qr")
         case .justified: emit("\\qj")
         }
-        func twips(_ pt: Double) -> Int { Int((pt * 20).rounded()) }
+        func twips(_ pt: Double) -> Int { (pt * 20).clampedInt }
         if a.leftIndent != 0 { emit("\\li\(twips(a.leftIndent))") }
         if a.rightIndent != 0 { emit("\\ri\(twips(a.rightIndent))") }
         if a.firstLineIndent != 0 { emit("\\fi\(twips(a.firstLineIndent))") }
@@ -261,14 +261,14 @@ private struct RTFBuilder {
         emit("{")
         let start = out.count
         if let f = a.fontFamily, let index = fonts[f] { emit("\\f\(index)") }
-        if let size = a.fontSize { emit("\\fs\(Int((size * 2).rounded()))") }
+        if let size = a.fontSize { emit("\\fs\((size * 2).clampedInt)") }
         if a.bold || a.italic || a.fontSize != nil, RTFBuilder.hasComplexScript(run.text) {
             // Word and LibreOffice take Hebrew, Arabic, Indic and Thai text's bold, italic and size from the
             // associated properties of a right-to-left run.
             emit("\\rtlch")
             if a.bold { emit("\\ab") }
             if a.italic { emit("\\ai") }
-            if let size = a.fontSize { emit("\\afs\(Int((size * 2).rounded()))") }
+            if let size = a.fontSize { emit("\\afs\((size * 2).clampedInt)") }
             emit("\\ltrch")
         }
         if a.bold { emit("\\b") }
@@ -310,7 +310,7 @@ private struct RTFBuilder {
         case .nextGraphic:
             emit("{{\\NeXTGraphic ")
             text(attachment.fileName, inFontTable: false)
-            emit(" \\width\(Int(((attachment.width ?? 0) * 20).rounded())) \\height\(Int(((attachment.height ?? 0) * 20).rounded()))")
+            emit(" \\width\(((attachment.width ?? 0) * 20).clampedInt) \\height\(((attachment.height ?? 0) * 20).clampedInt)")
             emit(" \\appleattachmentpadding0 \\appleembedtype0 \\appleaqc\n}\\'ac}")
         case .picture:
             let kind: String
@@ -322,8 +322,8 @@ private struct RTFBuilder {
                 return
             }
             emit("{\\*\\shppict{\\pict\(kind)")
-            if let w = attachment.width { emit("\\picwgoal\(Int((w * 20).rounded()))") }
-            if let h = attachment.height { emit("\\pichgoal\(Int((h * 20).rounded()))") }
+            if let w = attachment.width { emit("\\picwgoal\((w * 20).clampedInt)") }
+            if let h = attachment.height { emit("\\pichgoal\((h * 20).clampedInt)") }
             emit("\n")
             let digits = Array("0123456789abcdef".utf8)
             for (index, byte) in attachment.bytes.enumerated() {
