@@ -173,9 +173,10 @@ private struct RTFBuilder {
                 emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat\(starts[id]?[level] ?? 1)\\levelfollow0")
                 if kind == .bullet {
                     // The level's own bullet (one character, as Word's template allows), else •.
-                    let bullet = bullets[id]?[level].flatMap { $0.unicodeScalars.count == 1 ? $0 : nil } ?? "\u{2022}"
+                    // As `\\uN ?` (a `\\'hh` would be read in the level's font, often Symbol).
+                    let bullet = bullets[id]?[level]?.unicodeScalars.first.flatMap { $0.value <= 0xFFFF && $0.value >= 0x20 ? $0 : nil } ?? "\u{2022}"
                     emit("{\\leveltext\\'01")
-                    text(bullet, inFontTable: false)
+                    if bullet.value < 0x80 { text(String(bullet), inFontTable: false) } else { unicodeUnit(Int(bullet.value)) }
                     emit(";}{\\levelnumbers;}")
                 } else {
                     emit("{\\leveltext\\'02\\'0\(level).;}{\\levelnumbers\\'01;}")
