@@ -202,7 +202,8 @@ final class ProducerFidelityTests: XCTestCase {
 
     func testWordFootnoteAnchorsAndMergedCells() throws {
         // \chftn anchors show their number; the footnote's own text is not body text.
-        XCTAssertEqual(try read(try corpusFile("tdf87034"), .rtf).paragraphs.first?.text, "A1B3C4D")
+        let anchors = try read(try corpusFile("tdf87034"), .rtf)  // outside an assertion, so a skip is a skip
+        XCTAssertEqual(anchors.paragraphs.first?.text, "A1B3C4D")
         // \clmgf + \clmrg: one cell spanning two columns, its text once.
         let merged = try read(try corpusFile("tdf117403"), .rtf)
         let a1 = try XCTUnwrap(merged.paragraphs.first { $0.text == "A1" }?.attributes.tableCell)
