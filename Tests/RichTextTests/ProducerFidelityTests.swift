@@ -171,6 +171,11 @@ final class ProducerFidelityTests: XCTestCase {
             XCTAssertFalse(document.string.unicodeScalars.contains { (0xF000...0xF0FF).contains($0.value) }, name)
             let html = String(decoding: try convert(try corpusFile(name), .rtf, .html), as: UTF8.self)
             XCTAssertTrue(html.contains("<ul>"), name)
+            // Through RTFD and back, and through our HTML into RTF, the bullet stays a bullet.
+            let viaRTFD = try read(try convert(try convert(try corpusFile(name), .rtf, .rtfd), .rtfd, .rtf), .rtf)
+            XCTAssertEqual(Set(viaRTFD.paragraphs.compactMap(\.attributes.list?.marker)), ["•"], name)
+            let viaHTML = try read(try convert(Array(html.utf8), .html, .rtf), .rtf)
+            XCTAssertEqual(Set(viaHTML.paragraphs.compactMap(\.attributes.list?.marker)), ["•"], name)
         }
         // Word 95 numbering: \pn numbers and a Symbol \'b7 bullet, which LibreOffice shows as 1. 2. • •.
         let pn = try read(try corpusFile("fdo47107"), .rtf)
@@ -185,6 +190,12 @@ final class ProducerFidelityTests: XCTestCase {
         XCTAssertTrue(boxes.string.contains("ARL STATISTICS 2011-2012\u{2028}WORKSHEET"))
         XCTAssertTrue(boxes.string.contains("This worksheet is designed"))
         for leaked in ["fFilled", "fLine", "shapeType"] { XCTAssertFalse(boxes.string.contains(leaked), leaked) }
+        let boxesHTML = String(decoding: try convert(try corpusFile("fdo53556"), .rtf, .html), as: UTF8.self)
+        XCTAssertTrue(boxesHTML.contains("ARL STATISTICS 2011-2012<br>WORKSHEET"), boxesHTML)
+        XCTAssertFalse(boxesHTML.contains("fFilled"), boxesHTML)
+        let boxesBack = try read(try convert(try convert(try corpusFile("fdo53556"), .rtf, .rtfd), .rtfd, .rtf), .rtf)
+        XCTAssertEqual(boxesBack.string, boxes.string, "text boxes through RTFD and back")
+        XCTAssertEqual(try read(try convert(Array(boxesHTML.utf8), .html, .rtf), .rtf).string, boxes.string, "and through HTML")
         // A picture in a shape's pib property: one picture with its own pixels. wrap-distance's is a PNG;
         // behind-doc's \pngblip holds a GIF, which is what it is taken for (LibreOffice shows it too).
         let png = try XCTUnwrap(try read(try corpusFile("wrap-distance"), .rtf).attachments.first)
