@@ -233,6 +233,8 @@ private struct RTFParser {
 
     // Styles, lists, shapes, footnotes
     var styles: [Int: StyleEntry] = [:]
+    /// The nesting depth of the `\stylesheet` group: its entries are the groups one level deeper.
+    var styleSheetDepth = -1
     var styleEntry = StyleEntry()
     var styleIndex = 0
     var styleName = String.UnicodeScalarView()
@@ -417,7 +419,7 @@ private struct RTFParser {
 
     mutating func popGroup() {
         if cur.role == .shapeText { endShapeText() }
-        if cur.destination == .styleSheet && stack.last?.destination == .styleSheet { finishStyleEntry() }
+        if cur.destination == .styleSheet && stack.count == styleSheetDepth + 1 { finishStyleEntry() }
         let closing = cur
         cur = stack.removeLast()
         charVersion &+= 1
@@ -860,6 +862,7 @@ private struct RTFParser {
         case .listoverridestartat: break
         case .stylesheet:
             cur.destination = .styleSheet
+            styleSheetDepth = stack.count
             styleIndex = 0
             styleName = String.UnicodeScalarView()
         case .shp, .shpgrp, .shpinst, .do:

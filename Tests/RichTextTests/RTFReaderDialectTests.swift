@@ -110,4 +110,10 @@ final class RTFReaderDialectTests: XCTestCase {
         let r = readRTF(#"{\rtf1"# + table + body)
         XCTAssertEqual(r.document.paragraphs.map { $0.attributes.list?.marker }, ["1.", "1.1.", "1.2.", "2.", "2.1.", "5."])
     }
+
+    /// A group inside a style entry (Word's `{\*\…}` extras) does not end the entry.
+    func testHeadingStyleWithNestedGroupsInItsEntry() {
+        let r = readRTF(#"{\rtf1{\stylesheet{\ql Normal;}{\s2\ql{\*\unknownextra x}\b{\lang1033 }heading 2;}}\pard\s2 Title\par\pard body\par}"#)
+        XCTAssertEqual(r.document.paragraphs.map(\.attributes.headingLevel), [2, nil])
+    }
 }
