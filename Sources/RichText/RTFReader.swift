@@ -1157,6 +1157,14 @@ private struct RTFParser {
         if runVersion == charVersion && runScript == script { return }
         runVersion = charVersion
         runScript = script
+        if script == .western || !associatedPropertiesSeen {
+            // The common case compares in place: no copy of the attributes (and their strings) per brace.
+            if cur.char != runAttributes {
+                flushRun()
+                runAttributes = cur.char
+            }
+            return
+        }
         let attributes = effectiveAttributes(script)
         if attributes != runAttributes {
             flushRun()
@@ -1639,6 +1647,9 @@ extension RTFParser {
 
     /// `SYMBOL 183 \f "Symbol" \s 10` → the character, mapped through a known symbol font.
     static func symbolField(_ instruction: String) -> Unicode.Scalar? {
+        // Every field's instruction comes here: look at its first word's bytes before splitting anything.
+        let head = instruction.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        guard head.count > 6, zip(head, "symbol".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
         let words = instruction.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard words.count >= 2, words[0].uppercased() == "SYMBOL" else { return nil }
         let number = words[1].hasPrefix("0x") ? Int(words[1].dropFirst(2), radix: 16) : Int(words[1])
