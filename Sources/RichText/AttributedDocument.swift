@@ -202,6 +202,27 @@ public enum ListKind: String, Hashable, Sendable {
 
     public var isOrdered: Bool { self != .bullet }
 
+    /// The kind a rendered marker shows: `3.` decimal, `iv)` lower roman, `c.` lower alpha, anything else (Word's
+    /// `o` and `§` bullets too: letters count only with a `.` or `)` after them) a bullet.
+    public init(marker: String) {
+        let core = marker.trimmingSuffix { $0 == "." || $0 == ")" }
+        if core.isEmpty || (core.count == marker.count && !core.allSatisfy { $0.isASCII && $0.isNumber }) {
+            self = .bullet
+        } else if core.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            self = .decimal
+        } else if core.allSatisfy({ "ivxlcdm".contains($0) }) {
+            self = .lowerRoman
+        } else if core.allSatisfy({ "IVXLCDM".contains($0) }) {
+            self = .upperRoman
+        } else if core.allSatisfy({ $0.isASCII && $0.isLowercase }) {
+            self = .lowerAlpha
+        } else if core.allSatisfy({ $0.isASCII && $0.isUppercase }) {
+            self = .upperAlpha
+        } else {
+            self = .bullet
+        }
+    }
+
     /// The marker for the item at 1-based `number`, e.g. `•`, `3.`, `c.`, `iv.`.
     public func marker(number: Int) -> String {
         switch self {
@@ -254,6 +275,18 @@ public struct ListMembership: Hashable, Sendable {
         self.kind = kind
         self.marker = marker
     }
+
+    /// The number an ordered marker shows (`3.` → 3, `c.` → 3), for writers that state where a list starts.
+    var markerNumber: Int? {
+        let core = marker.trimmingSuffix { $0 == "." || $0 == ")" }
+        switch kind {
+        case .decimal: return Int(core)
+        case .lowerAlpha, .upperAlpha:
+            guard core.count == 1, let v = core.lowercased().unicodeScalars.first?.value else { return nil }
+            return Int(v) - 96
+        default: return nil
+        }
+    }
 }
 
 /// A paragraph's place in a table. Consecutive paragraphs with the same `table` form one table.
@@ -262,12 +295,17 @@ public struct TableCell: Hashable, Sendable {
     public var row: Int
     public var column: Int
     public var isHeader: Bool
+    /// How many grid columns and rows the cell covers (merged cells); the cells it covers are not in the document.
+    public var columnSpan: Int
+    public var rowSpan: Int
 
-    public init(table: Int, row: Int, column: Int, isHeader: Bool = false) {
+    public init(table: Int, row: Int, column: Int, isHeader: Bool = false, columnSpan: Int = 1, rowSpan: Int = 1) {
         self.table = table
         self.row = row
         self.column = column
         self.isHeader = isHeader
+        self.columnSpan = columnSpan
+        self.rowSpan = rowSpan
     }
 }
 

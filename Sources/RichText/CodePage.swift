@@ -36,8 +36,15 @@ public final class CodePage {
     private var pairs: [UInt16: String] = [:]
     private let decoder: any CodePageDecoder
 
-    /// The pseudo code page used for fonts with `\fcharset2` (Symbol).
+    /// The pseudo code page of the Symbol font (Adobe's Symbol encoding).
     public static let symbol = -2
+    /// The pseudo code page of Wingdings.
+    public static let wingdings = -3
+    /// The pseudo code page of other `\fcharset2` fonts: bytes keep their value.
+    public static let otherSymbol = -4
+
+    /// Whether a code page number is one of the symbol-font pseudo pages.
+    public static func isSymbol(_ number: Int) -> Bool { number < 0 }
 
     public init(_ number: Int, decoder: any CodePageDecoder = BuiltInCodePages()) {
         self.number = number
@@ -126,7 +133,7 @@ public final class CodePage {
     }
 
     private func buildSingle(_ byte: UInt8) -> Unicode.Scalar {
-        if number == CodePage.symbol { return CodePage.symbolScalar(byte) }
+        if let symbolFont = SymbolFont.forCodePage(number) { return symbolFont.decode(byte) }
         if byte < 0x80 { return Unicode.Scalar(byte) }
         if let high = CodePageTables.high(number) { return Unicode.Scalar(high[Int(byte - 0x80)])! }
         if let s = decoder.decode([byte], codePage: number), s.unicodeScalars.count == 1 {
@@ -137,32 +144,6 @@ public final class CodePage {
 
     /// Mac OS Roman 0x80–0xFF.
     static let macRoman: [Unicode.Scalar] = CodePageTables.cp10000.map { Unicode.Scalar($0)! }
-
-    /// Adobe Symbol encoding for its Greek letters and common signs; other bytes keep their value.
-    static func symbolScalar(_ byte: UInt8) -> Unicode.Scalar {
-        let upper = Array("ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ".unicodeScalars)
-        let lower = Array("αβχδεφγηιϕκλμνοπθρστυϖωξψζ".unicodeScalars)
-        switch byte {
-        case 0x41...0x5A: return upper[Int(byte - 0x41)]
-        case 0x61...0x7A: return lower[Int(byte - 0x61)]
-        case 0xA3: return "≤"
-        case 0xA5: return "∞"
-        case 0xAC: return "←"
-        case 0xAE: return "→"
-        case 0xB0: return "°"
-        case 0xB1: return "±"
-        case 0xB3: return "≥"
-        case 0xB4: return "×"
-        case 0xB7: return "•"
-        case 0xB8: return "÷"
-        case 0xB9: return "≠"
-        case 0xBB: return "≈"
-        case 0xD2, 0xE2: return "®"
-        case 0xD3, 0xE3: return "©"
-        case 0xD4, 0xE4: return "™"
-        default: return Unicode.Scalar(byte)
-        }
-    }
 }
 
 /// Windows-1252 as a table, for writers that need the reverse mapping without Foundation.

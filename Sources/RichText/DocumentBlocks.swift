@@ -51,9 +51,15 @@ extension AttributedDocument {
 }
 
 extension Double {
+    /// Lengths writers emit are clamped to ±10⁹ (NaN and infinities to 0), so a hostile length cannot trap.
+    var clampedForOutput: Double { isFinite ? Swift.max(-1e9, Swift.min(1e9, self)) : 0 }
+
+    /// Rounded to an integer within ±10⁹ (RTF's numbers are 32-bit).
+    var clampedInt: Int { Int(clampedForOutput.rounded()) }
+
     /// `12`, `12.5`, `0.25`: no trailing zeros, at most 2 decimals.
     var compact: String {
-        let rounded = (self * 100).rounded() / 100
+        let rounded = (clampedForOutput * 100).rounded() / 100
         if rounded == rounded.rounded() { return String(Int(rounded)) }
         var s = String(rounded)
         while s.hasSuffix("0") { s.removeLast() }

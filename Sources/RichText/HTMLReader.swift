@@ -81,6 +81,10 @@ private struct HTMLElement {
     var cell: TableCell?
     var preserveWhitespace = false
     var dropsContent = false
+    /// Word's `mso-list: l0 level2 lfo1` on a paragraph: list item of list `lfo` at level 2 − 1.
+    var msoList: (id: Int, level: Int)?
+    /// Word's `mso-list: Ignore` span: the list marker Word rendered, not text.
+    var isListMarker = false
     var isList = false
     var isTable = false
     /// Paragraph count when the element opened, to give an empty `<p></p>` its paragraph.
@@ -123,6 +127,8 @@ private struct HTMLParser {
     /// How many elements of each name are open, so a stray end tag costs one lookup.
     var openCounts: [String: Int] = [:]
     var familyCache: [String: String?] = [:]
+    /// The marker text of the current Word list paragraph (its `mso-list: Ignore` span).
+    var listMarker = String.UnicodeScalarView()
 
     static let voidElements: Set<String> = [
         "br", "img", "hr", "meta", "link", "input", "col", "area", "base", "wbr", "source", "embed", "param", "track",
@@ -292,6 +298,15 @@ private struct HTMLParser {
 
     mutating func text(_ raw: ArraySlice<UInt8>) {
         if top.dropsContent { return }
+        if top.isListMarker {
+            let symbolFont = top.char.fontFamily.flatMap { SymbolFont.forFont(name: $0, charset: nil) }
+            for scalar in HTMLParser.decodeEntities(raw).unicodeScalars where listMarker.count < 32 {
+                if scalar == " " || scalar == "\u{00A0}" || scalar == "\n" || scalar == "\r" || scalar == "\t" { continue }
+                // Word writes Symbol and Wingdings bullets as the font's byte (Symbol `·` is •).
+                listMarker.append(symbolFont?.remap(scalar) ?? scalar)
+            }
+            return
+        }
         let preserve = top.preserveWhitespace
         var decoded: [UInt8] = []
         if raw.contains(0x26) {
@@ -421,10 +436,15 @@ private struct HTMLParser {
         paragraphs.append(Paragraph(runs: runs, attributes: paragraphAttributes()))
         runs = []
         lastWasSpace = true
+        listMarker = String.UnicodeScalarView()
     }
 
     func paragraphAttributes() -> ParagraphAttributes {
         var a = ParagraphAttributes()
+        if let mso = stack.last(where: { $0.msoList != nil })?.msoList {
+            let marker = String(listMarker)
+            a.list = ListMembership(id: mso.id, level: mso.level, kind: ListKind(marker: marker), marker: marker)
+        }
         var alignment: TextAlignment?
         for element in stack.reversed() {
             if alignment == nil { alignment = element.alignment }
@@ -489,6 +509,7 @@ private struct HTMLParser {
         var element = HTMLElement(name: name, char: top.char)
         element.preserveWhitespace = top.preserveWhitespace
         element.dropsContent = top.dropsContent
+        element.isListMarker = top.isListMarker
         element.paragraphsAtOpen = paragraphs.count
         var c = element.char
         switch name {
@@ -567,13 +588,22 @@ private struct HTMLParser {
             var t = tables[tables.count - 1]
             t.row = max(t.row, 0)
             t.column += 1
+            let columnSpan = max(1, min(attributes["colspan"].flatMap { Int($0) } ?? 1, 1000))
+            let rowSpan = max(1, min(attributes["rowspan"].flatMap { Int($0) } ?? 1, 65534))
+            element.cell = TableCell(
+                table: t.id, row: t.row, column: t.column, isHeader: name == "th", columnSpan: columnSpan, rowSpan: rowSpan)
+            t.column += columnSpan - 1
             tables[tables.count - 1] = t
-            element.cell = TableCell(table: t.id, row: t.row, column: t.column, isHeader: name == "th")
         case "head", "script", "style", "title", "template", "noscript", "textarea", "xmp", "object":
             element.dropsContent = true
         case "center":
             element.alignment = .center
         default: break
+        }
+        // Footnote and endnote text is not body text: LibreOffice's `<div id="sdfootnote1">` and Word's
+        // `mso-element: footnote-list` blocks (the anchors stay, as in the RTF reader).
+        if name == "div", let id = attributes["id"]?.lowercased(), id.hasPrefix("sdfootnote") || id.hasPrefix("sdendnote") {
+            element.dropsContent = true
         }
         if let align = attributes["align"] { element.alignment = CSS.alignment(align) ?? element.alignment }
         if let style = attributes["style"] { applyStyle(style, to: &c, element: &element) }
@@ -645,8 +675,8 @@ private struct HTMLParser {
         imageCount += 1
         var fileName = "image\(imageCount).\(Attachment.fileExtension(forMIMEType: mime))"
         if let alt = attributes["alt"], alt.contains("."), !alt.contains("/"), alt.count < 256 { fileName = alt }
-        var width = attributes["width"].flatMap { Double($0) }.map { $0 * 0.75 }
-        var height = attributes["height"].flatMap { Double($0) }.map { $0 * 0.75 }
+        var width = attributes["width"].flatMap { CSS.length($0 + "px") }
+        var height = attributes["height"].flatMap { CSS.length($0 + "px") }
         if let style = attributes["style"] {
             for (property, value) in CSS.declarations(style) {
                 if property == "width" { width = CSS.length(value) ?? width }
@@ -750,6 +780,17 @@ private enum CSS {
             case "margin-top": element.spaceBefore = length(lower)
             case "margin-bottom": element.spaceAfter = length(lower)
             case "white-space": element.preserveWhitespace = lower.hasPrefix("pre") || lower == "break-spaces"
+            case "mso-element":
+                if lower.hasPrefix("footnote") || lower.hasPrefix("endnote") || lower.hasPrefix("comment") {
+                    element.dropsContent = true
+                }
+            case "mso-list":
+                if lower == "ignore" {
+                    element.isListMarker = true
+                } else if let level = lower.split(separator: " ").first(where: { $0.hasPrefix("level") }).flatMap({ Int($0.dropFirst(5)) }) {
+                    let id = lower.split(separator: " ").first(where: { $0.hasPrefix("lfo") }).flatMap { Int($0.dropFirst(3)) } ?? 1
+                    element.msoList = (id: 1000 + max(0, min(id, 100_000)), level: max(0, min(level - 1, 8)))
+                }
             default: break
             }
         }
@@ -782,8 +823,14 @@ private enum CSS {
         }
     }
 
-    /// A CSS length in points (pt, px, em relative to 12 pt, in, cm, mm); nil for others.
+    /// A CSS length in points (pt, px, em relative to 12 pt, in, cm, mm); nil for others and for lengths beyond
+    /// ±10⁶ pt (no page is that large; it keeps infinities and overflows out of the model).
     static func length(_ value: String) -> Double? {
+        guard let points = unboundedLength(value), points.isFinite, abs(points) <= 1e6 else { return nil }
+        return points
+    }
+
+    static func unboundedLength(_ value: String) -> Double? {
         let v = trimmed(value[...]).lowercased()
         func number(_ suffix: String) -> Double? { v.hasSuffix(suffix) ? Double(v.dropLast(suffix.count)) : nil }
         if let n = number("pt") { return n }
@@ -809,9 +856,16 @@ private enum CSS {
         case "xxx-large": return 36
         default: break
         }
-        if value.hasSuffix("%"), let n = Double(value.dropLast()) { return parent * n / 100 }
-        if value.hasSuffix("em"), !value.hasSuffix("rem"), let n = Double(value.dropLast(2)) { return parent * n }
-        guard let size = length(value), size > 0, size < 10000 else { return nil }
+        var size: Double?
+        if value.hasSuffix("%"), let n = Double(value.dropLast()) {
+            size = parent * n / 100
+        } else if value.hasSuffix("em"), !value.hasSuffix("rem"), let n = Double(value.dropLast(2)) {
+            size = parent * n
+        } else {
+            size = length(value)
+        }
+        // Relative sizes compound through nesting: keep every size a font can have.
+        guard let size, size > 0, size < 10000 else { return nil }
         return size
     }
 

@@ -87,7 +87,7 @@ private struct HTMLBuilder {
                 case .upperRoman: attributes += " type=\"I\""
                 default: break
                 }
-                if let start = HTMLBuilder.markerNumber(list), start != 1 { attributes += " start=\"\(start)\"" }
+                if let start = list.markerNumber, start != 1 { attributes += " start=\"\(start)\"" }
             }
             if lists.isEmpty == false && lists[lists.count - 1].liOpen == false {
                 emit("<li>")
@@ -106,17 +106,6 @@ private struct HTMLBuilder {
             emit("</h\(heading)>")
         } else {
             inline(paragraph.runs)
-        }
-    }
-
-    static func markerNumber(_ list: ListMembership) -> Int? {
-        let core = list.marker.trimmingSuffix { $0 == "." || $0 == ")" }
-        switch list.kind {
-        case .decimal: return Int(core)
-        case .lowerAlpha, .upperAlpha:
-            guard core.count == 1, let v = core.lowercased().unicodeScalars.first?.value else { return nil }
-            return Int(v) - 96
-        default: return nil
         }
     }
 
@@ -139,7 +128,12 @@ private struct HTMLBuilder {
             emit("<tr>")
             let cellTag = table.headerRows[rowIndex] ? "th" : "td"
             for cell in row {
-                emit("<\(cellTag)>")
+                var spans = ""
+                if let position = cell.first?.attributes.tableCell {
+                    if position.columnSpan > 1 { spans += " colspan=\"\(position.columnSpan)\"" }
+                    if position.rowSpan > 1 { spans += " rowspan=\"\(position.rowSpan)\"" }
+                }
+                emit("<\(cellTag)\(spans)>")
                 if cell.count == 1 && cell[0].attributes.headingLevel == nil && cell[0].attributes.list == nil {
                     inline(cell[0].runs)
                 } else {

@@ -6,6 +6,12 @@ enum RTFKeyword: String, CaseIterable {
     case fonttbl, colortbl, stylesheet, info, field, fldinst, fldrslt, pict, shppict, nonshppict
     case nextGraphic = "NeXTGraphic"
     case listtext, pntext, object, result
+    // Lists, styles, shapes, drawing objects, footnotes
+    case list, listlevel, levelnfc, levelnfcn, levelstartat, leveltext, levelnumbers, levelfollow, levellegal
+    case levelnorestart, listid, listname, listpicture, listoverride, lfolevel, listoverridestartat, s
+    case shp, shpgrp, shpinst, shptxt, shprslt, sp, sn, sv
+    case `do`, dptxbxtext, chftn, ftnalt
+    case pn, pnlvlbody, pnlvlblt, pnlvlcont, pndec, pnucltr, pnlcltr, pnucrm, pnlcrm, pnstart, pntxta, pntxtb, pnf
     case header, headerl, headerr, headerf, footer, footerl, footerr, footerf, footnote, annotation
     case themedata, colorschememapping, datastore, latentstyles, rsidtbl, pgdsctbl, listtable, listoverridetable
     case revtbl, xmlnstbl, generator, keywords, comment, title, author
@@ -14,6 +20,7 @@ enum RTFKeyword: String, CaseIterable {
     // Colour table
     case red, green, blue
     // Character formatting
+    case ab, ai, afs, af, loch, hich, dbch, rtlch, ltrch
     case plain, b, i, ul, ulnone, uldb, ulw, uld, uldash, uldashd, uldashdd, ulwave, ulhwave, ululdbwave
     case ulth, ulthd, ulthdash, ulthdashd, ulthdashdd, ulthldash, ulldash, ulthwave
     case strike, striked, fs, cf, cb, highlight, chcbpat
@@ -23,6 +30,7 @@ enum RTFKeyword: String, CaseIterable {
     // Paragraph formatting
     case par, pard, sect, ql, qc, qr, qj, li, ri, fi, lin, rin, sb, sa, outlinelevel
     case intbl, cell, row, trowd, trhdr, nestcell, nestrow, ls, ilvl
+    case cellx, clmgf, clmrg, clvmgf, clvmrg
     // Special characters
     case line, page, tab, emdash, endash, bullet, lquote, rquote, ldblquote, rdblquote
     case emspace, enspace, qmspace, zwj, zwnj, ltrmark, rtlmark
@@ -33,10 +41,10 @@ enum RTFKeyword: String, CaseIterable {
     /// Destinations skipped whole, starred or not.
     var isSkippedDestination: Bool {
         switch self {
-        case .stylesheet, .info, .nonshppict, .header, .headerl, .headerr, .headerf, .footer, .footerl, .footerr,
+        case .info, .nonshppict, .header, .headerl, .headerr, .headerf, .footer, .footerl, .footerr,
             .footerf, .footnote, .annotation, .themedata, .colorschememapping, .datastore, .latentstyles, .rsidtbl,
-            .pgdsctbl, .listtable, .listoverridetable, .revtbl, .xmlnstbl, .generator, .keywords, .comment,
-            .title, .author:
+            .pgdsctbl, .revtbl, .xmlnstbl, .generator, .keywords, .comment, .title, .author, .listname,
+            .listpicture, .shprslt, .levelnumbers:
             return true
         default:
             return false
@@ -46,7 +54,9 @@ enum RTFKeyword: String, CaseIterable {
     /// Destinations understood after `\*` (any other starred destination is skipped whole).
     var isUnderstoodAfterStar: Bool {
         switch self {
-        case .fldinst, .shppict, .ud, .pntext, .listtext, .result, .pict, .fldrslt, .nextGraphic: return true
+        case .fldinst, .shppict, .ud, .pntext, .listtext, .result, .pict, .fldrslt, .nextGraphic, .listtable,
+            .listoverridetable, .shpinst, .shptxt, .do, .dptxbxtext, .footnote, .leveltext, .pn, .pntxta, .pntxtb:
+            return true
         default: return false
         }
     }

@@ -60,6 +60,7 @@ private struct RTFBuilder {
         emit("}\n{\\colortbl;")
         for c in colorList { emit("\\red\(c.red)\\green\(c.green)\\blue\(c.blue);") }
         emit("}\n")
+        styleSheet(document)
         listTable(document)
         for block in document.blocks {
             switch block {
@@ -68,22 +69,73 @@ private struct RTFBuilder {
                 runs(paragraph.runs)
                 emit(isLast && !document.endsWithParagraphBreak ? "\n" : "\\par\n")
             case .table(let table, _):
-                for (rowIndex, row) in table.rows.enumerated() {
-                    emit("\\trowd")
-                    if table.headerRows[rowIndex] { emit("\\trhdr") }
-                    for column in row.indices { emit("\\cellx\((column + 1) * 2880)") }
-                    emit("\n")
-                    for cell in row {
-                        for (index, paragraph) in cell.enumerated() {
-                            paragraphStart(paragraph.attributes, inTable: true)
-                            runs(paragraph.runs)
-                            emit(index == cell.count - 1 ? "\\cell\n" : "\\par\n")
-                        }
-                    }
-                    emit("\\row\n")
-                }
-                emit("\\pard\n")
+                self.table(table)
             }
+        }
+        emit("}\n")
+    }
+
+    /// `\\trowd … \\cell … \\row` rows on a grid of 2 inch columns. A merged cell is written as Word does: its first
+    /// grid cell `\\clmgf`/`\\clvmgf`, the cells it covers `\\clmrg`/`\\clvmrg` and empty.
+    mutating func table(_ table: TableBlock) {
+        var coveredFromAbove: [Int: Int] = [:]  // grid column → rows still covered by a cell above
+        var spanOfCover: [Int: Int] = [:]  // grid column → column span of that cell
+        for (rowIndex, row) in table.rows.enumerated() {
+            // Lay the row's cells on the grid around the columns covered by cells of earlier rows.
+            var slots: [(cell: [Paragraph]?, merge: String, columnSpan: Int)] = []
+            var column = 0
+            var cells = row[...]
+            while !cells.isEmpty || coveredFromAbove[column] != nil {
+                if let rows = coveredFromAbove[column], rows > 0 {
+                    let span = spanOfCover[column] ?? 1
+                    slots.append((nil, "\\clvmrg", 1))
+                    for extra in 1..<max(span, 1) { slots.append((nil, "\\clvmrg\\clmrg", 1)); _ = extra }
+                    coveredFromAbove[column] = rows - 1 == 0 ? nil : rows - 1
+                    column += max(span, 1)
+                    continue
+                }
+                guard let cell = cells.popFirst() else { break }
+                let position = cell.first?.attributes.tableCell
+                let columnSpan = max(1, min(position?.columnSpan ?? 1, 63))
+                let rowSpan = max(1, min(position?.rowSpan ?? 1, 1000))
+                var merge = columnSpan > 1 ? "\\clmgf" : ""
+                if rowSpan > 1 {
+                    merge = "\\clvmgf" + merge
+                    coveredFromAbove[column] = rowSpan - 1
+                    spanOfCover[column] = columnSpan
+                }
+                slots.append((cell, merge, columnSpan))
+                for _ in 1..<columnSpan { slots.append((nil, rowSpan > 1 ? "\\clvmgf\\clmrg" : "\\clmrg", 1)) }
+                column += columnSpan
+            }
+            emit("\\trowd")
+            if table.headerRows[rowIndex] { emit("\\trhdr") }
+            for (index, slot) in slots.enumerated() { emit("\(slot.merge)\\cellx\((index + 1) * 2880)") }
+            emit("\n")
+            for slot in slots {
+                guard let cell = slot.cell else {
+                    emit("\\pard\\plain\\intbl \\cell\n")
+                    continue
+                }
+                for (index, paragraph) in cell.enumerated() {
+                    paragraphStart(paragraph.attributes, inTable: true)
+                    runs(paragraph.runs)
+                    emit(index == cell.count - 1 ? "\\cell\n" : "\\par\n")
+                }
+            }
+            emit("\\row\n")
+        }
+        emit("\\pard\n")
+    }
+
+    /// Paragraph styles `heading 1`…`heading 6` for the levels the document uses: LibreOffice and Word know a
+    /// heading by its style (`\\s1`), the outline level alone leaves it a body paragraph.
+    mutating func styleSheet(_ document: AttributedDocument) {
+        let levels = Set(document.paragraphs.compactMap(\.attributes.headingLevel).map { max(1, min($0, 6)) })
+        guard !levels.isEmpty else { return }
+        emit("{\\stylesheet{\\s0 Normal;}")
+        for level in levels.sorted() {
+            emit("{\\s\(level)\\outlinelevel\(level - 1)\\sbasedon0\\snext0 heading \(level);}")
         }
         emit("}\n")
     }
@@ -91,11 +143,17 @@ private struct RTFBuilder {
     /// Word's list table, so that Word, LibreOffice and pandoc know each list's numbering (`\\lsN` = list N).
     mutating func listTable(_ document: AttributedDocument) {
         var kinds: [Int: [Int: ListKind]] = [:]
+        var bullets: [Int: [Int: String]] = [:]
+        var starts: [Int: [Int: Int]] = [:]
         var order: [Int] = []
         for paragraph in document.paragraphs {
             guard let list = paragraph.attributes.list, list.id > 0 else { continue }
             if kinds[list.id] == nil { order.append(list.id) }
-            if kinds[list.id, default: [:]][list.level] == nil { kinds[list.id, default: [:]][list.level] = list.kind }
+            if kinds[list.id, default: [:]][list.level] == nil {
+                kinds[list.id, default: [:]][list.level] = list.kind
+                if list.kind == .bullet { bullets[list.id, default: [:]][list.level] = list.marker }
+                if let number = list.markerNumber { starts[list.id, default: [:]][list.level] = number }
+            }
         }
         guard !order.isEmpty else { return }
         emit("{\\*\\listtable")
@@ -112,9 +170,14 @@ private struct RTFBuilder {
                 case .lowerAlpha: nfc = 4
                 case .bullet: nfc = 23
                 }
-                emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat1\\levelfollow0")
+                emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat\(starts[id]?[level] ?? 1)\\levelfollow0")
                 if kind == .bullet {
-                    emit("{\\leveltext\\'01\\u8226 ?;}{\\levelnumbers;}")
+                    // The level's own bullet (one character, as Word's template allows), else •.
+                    // As `\\uN ?` (a `\\'hh` would be read in the level's font, often Symbol).
+                    let bullet = bullets[id]?[level]?.unicodeScalars.first.flatMap { $0.value <= 0xFFFF && $0.value >= 0x20 ? $0 : nil } ?? "\u{2022}"
+                    emit("{\\leveltext\\'01")
+                    if bullet.value < 0x80 { text(String(bullet), inFontTable: false) } else { unicodeUnit(Int(bullet.value)) }
+                    emit(";}{\\levelnumbers;}")
                 } else {
                     emit("{\\leveltext\\'02\\'0\(level).;}{\\levelnumbers\\'01;}")
                 }
@@ -137,13 +200,16 @@ private struct RTFBuilder {
         case .right: emit("\\qr")
         case .justified: emit("\\qj")
         }
-        func twips(_ pt: Double) -> Int { Int((pt * 20).rounded()) }
+        func twips(_ pt: Double) -> Int { (pt * 20).clampedInt }
         if a.leftIndent != 0 { emit("\\li\(twips(a.leftIndent))") }
         if a.rightIndent != 0 { emit("\\ri\(twips(a.rightIndent))") }
         if a.firstLineIndent != 0 { emit("\\fi\(twips(a.firstLineIndent))") }
         if a.spaceBefore != 0 { emit("\\sb\(twips(a.spaceBefore))") }
         if a.spaceAfter != 0 { emit("\\sa\(twips(a.spaceAfter))") }
-        if let level = a.headingLevel { emit("\\outlinelevel\(max(0, min(level - 1, 5)))") }
+        if let level = a.headingLevel {
+            let clamped = max(1, min(level, 6))
+            emit("\\s\(clamped)\\outlinelevel\(clamped - 1)")
+        }
         if let list = a.list {
             if a.leftIndent == 0 && a.firstLineIndent == 0 { emit("\\fi-360\\li\((list.level + 1) * 720)") }
             emit("\\ls\(list.id)\\ilvl\(list.level){\\listtext ")
@@ -196,7 +262,16 @@ private struct RTFBuilder {
         emit("{")
         let start = out.count
         if let f = a.fontFamily, let index = fonts[f] { emit("\\f\(index)") }
-        if let size = a.fontSize { emit("\\fs\(Int((size * 2).rounded()))") }
+        if let size = a.fontSize { emit("\\fs\((size * 2).clampedInt)") }
+        if a.bold || a.italic || a.fontSize != nil, RTFBuilder.hasComplexScript(run.text) {
+            // Word and LibreOffice take Hebrew, Arabic, Indic and Thai text's bold, italic and size from the
+            // associated properties of a right-to-left run.
+            emit("\\rtlch")
+            if a.bold { emit("\\ab") }
+            if a.italic { emit("\\ai") }
+            if let size = a.fontSize { emit("\\afs\((size * 2).clampedInt)") }
+            emit("\\ltrch")
+        }
         if a.bold { emit("\\b") }
         if a.italic { emit("\\i") }
         switch a.underline {
@@ -236,7 +311,7 @@ private struct RTFBuilder {
         case .nextGraphic:
             emit("{{\\NeXTGraphic ")
             text(attachment.fileName, inFontTable: false)
-            emit(" \\width\(Int(((attachment.width ?? 0) * 20).rounded())) \\height\(Int(((attachment.height ?? 0) * 20).rounded()))")
+            emit(" \\width\(((attachment.width ?? 0) * 20).clampedInt) \\height\(((attachment.height ?? 0) * 20).clampedInt)")
             emit(" \\appleattachmentpadding0 \\appleembedtype0 \\appleaqc\n}\\'ac}")
         case .picture:
             let kind: String
@@ -248,8 +323,8 @@ private struct RTFBuilder {
                 return
             }
             emit("{\\*\\shppict{\\pict\(kind)")
-            if let w = attachment.width { emit("\\picwgoal\(Int((w * 20).rounded()))") }
-            if let h = attachment.height { emit("\\pichgoal\(Int((h * 20).rounded()))") }
+            if let w = attachment.width { emit("\\picwgoal\((w * 20).clampedInt)") }
+            if let h = attachment.height { emit("\\pichgoal\((h * 20).clampedInt)") }
             emit("\n")
             let digits = Array("0123456789abcdef".utf8)
             for (index, byte) in attachment.bytes.enumerated() {
@@ -259,6 +334,13 @@ private struct RTFBuilder {
             }
             emit("}}")
         }
+    }
+
+    /// Whether text holds a character of a complex script. By UTF-8 lead byte first: those scripts' leads are
+    /// 0xD6–0xE1 (U+0590–U+1FFF) and 0xEF (presentation forms), so Latin and CJK text is one cheap pass.
+    static func hasComplexScript(_ text: String) -> Bool {
+        guard text.utf8.contains(where: { ($0 >= 0xD6 && $0 <= 0xE1) || $0 == 0xEF }) else { return false }
+        return text.unicodeScalars.contains { $0.value >= 0x0590 && ScriptClass.of($0) == .complex }
     }
 
     /// Escapes text: `\ { }` escaped, TAB `\tab`, U+2028 `\line`, cp1252 as `\'hh`, the rest `\uN?`.

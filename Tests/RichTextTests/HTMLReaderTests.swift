@@ -138,4 +138,28 @@ final class HTMLReaderTests: XCTestCase {
     func testMalformedNeverLosesText() {
         XCTAssertEqual(read("<p><b>unclosed <i>tags</p></b> tail < 3 and <").string, "unclosed tags\ntail < 3 and <\n")
     }
+
+    /// Found by the HTML fuzzer (round 4): a huge CSS length reached the HTML writer's number formatting, which
+    /// trapped converting it to Int. Lengths are now bounded where they are read and clamped where they are written.
+    func testHugeLengthsAndSizesNeitherTrapNorReachTheModel() throws {
+        let html = #"<p style="margin-top: 1e300pt; margin-left: -1e300px; text-indent: 1e308in">a</p>"#
+            + #"<p style="font-size: 1e300%"><span style="font-size: 1e300em">b</span></p>"#
+            + #"<img width="1e400" height="99999999999999999999" src="data:image/png;base64,iVBORw0KGgo=">"#
+        let document = HTMLReader.read(bytes(html)).document
+        XCTAssertEqual(document.paragraphs.first?.attributes.spaceBefore, 0)
+        XCTAssertEqual(document.paragraphs.first?.attributes.leftIndent, 0)
+        XCTAssertNil(runs(document).first { $0.text == "b" }?.attributes.fontSize)
+        XCTAssertNil(document.attachments.first?.width)
+        for format in [DocumentFormat.rtf, .html, .txt, .rtfd] {
+            _ = try RichTextConverter.convert(bytes(html), from: .html, to: format)
+        }
+        // Writers clamp what a model built in code may hold.
+        let extreme = AttributedDocument(paragraphs: [
+            Paragraph(
+                runs: [TextRun("x", CharacterAttributes(fontSize: .infinity))],
+                attributes: ParagraphAttributes(leftIndent: 1e300, spaceAfter: -.infinity)),
+        ])
+        XCTAssertTrue(String(decoding: HTMLWriter.write(extreme).bytes, as: UTF8.self).contains("margin-left: 1000000000pt"))
+        XCTAssertTrue(String(decoding: RTFWriter.write(extreme).bytes, as: UTF8.self).contains("\\li1000000000"))
+    }
 }

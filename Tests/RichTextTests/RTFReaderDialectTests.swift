@@ -27,7 +27,7 @@ final class RTFReaderDialectTests: XCTestCase {
     }
 
     func testOldWordListsWithPntext() {
-        let r = readRTF(#"{\rtf1{\pntext\f0 1.\tab}{\*\pn\pnlvlbody\pndec}one\par{\pntext 2.\tab}two\par plain\par}"#)
+        let r = readRTF(#"{\rtf1{\pntext\f0 1.\tab}{\*\pn\pnlvlbody\pndec}one\par{\pntext 2.\tab}two\par\pard plain\par}"#)
         XCTAssertEqual(r.document.paragraphs.map(\.text), ["one", "two", "plain"])
         XCTAssertEqual(r.document.paragraphs.map { $0.attributes.list?.marker }, ["1.", "2.", nil])
         XCTAssertEqual(r.document.paragraphs.first?.attributes.list?.kind, .decimal)
@@ -86,5 +86,34 @@ final class RTFReaderDialectTests: XCTestCase {
             _ = RTFWriter.write(r.document)
             _ = HTMLWriter.write(r.document)
         }
+    }
+
+    /// The rule of formats.md's "Scripts and associated properties", word for word.
+    func testAssociatedPropertiesApplyByScript() throws {
+        let r = readRTF("{\\rtf1 {\\rtlch\\ab\\ltrch\\b0 \\u1513?\\u1500?\\u1493?\\u1501? abc \\u26085?}}")
+        let hebrew = try XCTUnwrap(runs(r.document).first { $0.text.contains("שלום") })
+        XCTAssertTrue(hebrew.attributes.bold)
+        XCTAssertFalse(try XCTUnwrap(runs(r.document).first { $0.text.contains("abc") }).attributes.bold)
+        XCTAssertFalse(try XCTUnwrap(runs(r.document).first { $0.text.contains("日") }).attributes.bold, "CJK takes \\b")
+        // Without any associated word (Cocoa, pandoc), \b is bold for every script.
+        XCTAssertTrue(runs(readRTF("{\\rtf1 {\\b \\u1513?\\u1500? abc}}").document).allSatisfy(\.attributes.bold))
+        // \dbch\ab (LibreOffice's CJK bold) is the western/East Asian set; \hich\ab the complex one.
+        XCTAssertTrue(runs(readRTF("{\\rtf1 {\\dbch\\ab \\u26085?}}").document).first?.attributes.bold ?? false)
+        XCTAssertFalse(runs(readRTF("{\\rtf1 {\\hich\\ab \\u26085?}}").document).first?.attributes.bold ?? true)
+    }
+
+    func testListTemplatesWithSeveralLevelsAndOverrideRestart() {
+        let table = #"{\*\listtable{\list{\listlevel\levelnfc0\levelstartat1{\leveltext\'02\'00.;}}"#
+            + #"{\listlevel\levelnfc0\levelstartat1{\leveltext\'04\'00.\'01.;}}\listid7}}"#
+            + #"{\*\listoverridetable{\listoverride\listid7\ls1}{\listoverride\listid7{\lfolevel\listoverridestartat\levelstartat5}\ls2}}"#
+        let body = #"\pard\ls1 a\par\pard\ls1\ilvl1 b\par\pard\ls1\ilvl1 c\par\pard\ls1 d\par\pard\ls1\ilvl1 e\par\pard\ls2 f\par}"#
+        let r = readRTF(#"{\rtf1"# + table + body)
+        XCTAssertEqual(r.document.paragraphs.map { $0.attributes.list?.marker }, ["1.", "1.1.", "1.2.", "2.", "2.1.", "5."])
+    }
+
+    /// A group inside a style entry (Word's `{\*\…}` extras) does not end the entry.
+    func testHeadingStyleWithNestedGroupsInItsEntry() {
+        let r = readRTF(#"{\rtf1{\stylesheet{\ql Normal;}{\s2\ql{\*\unknownextra x}\b{\lang1033 }heading 2;}}\pard\s2 Title\par\pard body\par}"#)
+        XCTAssertEqual(r.document.paragraphs.map(\.attributes.headingLevel), [2, nil])
     }
 }

@@ -1,0 +1,172 @@
+import XCTest
+
+@testable import RichText
+
+/// LibreOffice's own RTF import test files (`shared/corpus/rtf-libreoffice-qa`, read in place) against
+/// LibreOffice 7.4's plain-text export of each. docs/formats.md states the measure and the reasons for the rest.
+///
+/// Similarity: both texts are whitespace-normalised (every run of spaces, tabs, NBSPs and line breaks becomes
+/// one space, trimmed), then `2 × LCS / (|expected| + |ours|)` over Unicode scalars (difflib's ratio with the
+/// longest common subsequence as the matching). A file passes at ≥ 0.95.
+final class CorpusTests: XCTestCase {
+    static let threshold = 0.95
+
+    /// Files whose text differs from LibreOffice's text export, and why; the test fails if this list and the
+    /// measurement disagree (docs/formats.md repeats it).
+    static let knownDifferences: [String: String] = [
+        "do-dhgt-old": "shape text: LibreOffice's text export keeps the first of two text boxes, its HTML export both, as we do",
+        "fdo47802": "shape text: the text box in cell A is left out of LibreOffice's text export, kept by its HTML export and by us",
+        "fdo53556": "shape text: LibreOffice's text export keeps one of two text boxes, its HTML export both (in another order), we both",
+        "shptxt-pard": "shape text: left out of LibreOffice's text export, kept by its HTML export and by us",
+        "tdf91074": "shape text: the text box is left out of LibreOffice's text export, kept by its HTML export and by us",
+        "fdo42109": "PAGE field: LibreOffice's text export computes 0 without a layout; we keep the producer's result 1",
+        "tdf115715": "an \\ilvl1 item: LibreOffice 7.4 numbers it 2. on level 0; the list table gives level 1's a. (Word's reading)",
+        "tdf78506": "LibreOffice 7.4 shows no number for the \\ls1 paragraph; its list table gives 1. (Word's reading)",
+    ]
+
+    /// Files whose shape or text-box text LibreOffice's text export leaves out: their LibreOffice 7.4 HTML export's
+    /// text (Fixtures/corpus-html-text) is the second oracle.
+    static let htmlOracle = ["do-dhgt-old", "fdo47802", "fdo53556", "shptxt-pard", "tdf91074"]
+
+    /// The corpus, from this file's location: `<repository>/../shared/corpus/rtf-libreoffice-qa`.
+    static var corpusDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("shared/corpus/rtf-libreoffice-qa")
+    }
+
+    struct Measurement {
+        var name: String
+        var similarity: Double
+        var expected: String
+        var ours: String
+        var seconds: Double
+        var warnings: Int
+        /// Similarity to LibreOffice's HTML export, for the files of `htmlOracle`.
+        var htmlSimilarity: Double?
+    }
+
+    func corpusFiles() throws -> [URL] {
+        let directory = CorpusTests.corpusDirectory.appendingPathComponent("rtf")
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            let message = "the LibreOffice RTF corpus is missing at \(directory.path)"
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                XCTFail(message)
+                return []
+            }
+            throw XCTSkip(message)
+        }
+        return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "rtf" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    func measure(_ url: URL) throws -> Measurement {
+        let name = url.deletingPathExtension().lastPathComponent
+        let input = Array(try Data(contentsOf: url))
+        let expectedURL = CorpusTests.corpusDirectory.appendingPathComponent("expected-text/\(name).txt")
+        let expected = CorpusTests.normalized(String(decoding: try Data(contentsOf: expectedURL), as: UTF8.self))
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = RTFReader.read(input, codePages: systemCodePages)
+        let text = String(decoding: PlainTextWriter.write(result.document), as: UTF8.self)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let ours = CorpusTests.normalized(text)
+        var htmlSimilarity: Double?
+        if CorpusTests.htmlOracle.contains(name) {
+            let html = CorpusTests.normalized(String(decoding: try fixture("corpus-html-text/\(name).txt"), as: UTF8.self))
+            htmlSimilarity = CorpusTests.similarity(html, ours)
+        }
+        return Measurement(
+            name: name, similarity: CorpusTests.similarity(expected, ours), expected: expected, ours: ours,
+            seconds: seconds, warnings: result.warnings.count, htmlSimilarity: htmlSimilarity)
+    }
+
+    func testEveryFileIsReadInBoundedTimeAndMemoryAndMatchesLibreOffice() throws {
+        let files = try corpusFiles()
+        guard !files.isEmpty else { return }
+        XCTAssertEqual(files.count, 151, "the corpus README lists 151 files")
+        let peakBefore = CorpusTests.peakResidentKiB()
+        var measurements: [Measurement] = []
+        for url in files { measurements.append(try measure(url)) }
+        let peakGrowthMiB = (CorpusTests.peakResidentKiB() - peakBefore) / 1024
+
+        for m in measurements {
+            XCTAssertLessThan(m.seconds, 2, "\(m.name): read in \(m.seconds) s")
+            XCTAssertLessThanOrEqual(m.warnings, 12, "\(m.name): \(m.warnings) warnings")
+            XCTAssertLessThan(m.ours.utf8.count, 20_000, "\(m.name): \(m.ours.utf8.count) bytes of text")
+        }
+        XCTAssertLessThan(peakGrowthMiB, 256, "reading the corpus grew the peak RSS by \(peakGrowthMiB) MiB")
+
+        let withText = measurements.filter { !$0.expected.isEmpty }
+        let failing = withText.filter { $0.similarity < CorpusTests.threshold }
+        let report = failing.map {
+            "\($0.name) \(String(format: "%.3f", $0.similarity))"
+                + ($0.htmlSimilarity.map { String(format: " (HTML export %.3f)", $0) } ?? "")
+        }.joined(separator: "\n")
+        if ProcessInfo.processInfo.environment["CORPUS_REPORT"] != nil {
+            for m in failing {
+                print("=== \(m.name) \(String(format: "%.3f", m.similarity))\n--- expected\n\(m.expected)\n--- ours\n\(m.ours)")
+            }
+            let empty = measurements.filter { $0.expected.isEmpty && !$0.ours.isEmpty }
+            for m in empty { print("=== (LibreOffice empty) \(m.name)\n\(m.ours.prefix(300))") }
+        }
+        print(report)
+        let matchingHTML = failing.filter { ($0.htmlSimilarity ?? 0) >= CorpusTests.threshold }
+        print(
+            "corpus: \(withText.count - failing.count) of \(withText.count) files with body text ≥ \(CorpusTests.threshold)"
+                + " against LibreOffice's text export; \(matchingHTML.count) more against its HTML export ("
+                + matchingHTML.map { "\($0.name) \(String(format: "%.3f", $0.htmlSimilarity ?? 0))" }.joined(separator: ", ") + ")")
+        XCTAssertEqual(Set(failing.map(\.name)), Set(CorpusTests.knownDifferences.keys), "failing files:\n\(report)")
+        XCTAssertGreaterThanOrEqual(
+            Double(withText.count - failing.count + matchingHTML.count), 0.95 * Double(withText.count), report)
+        // The files LibreOffice leaves empty still read (their text is in headers, frames or shapes).
+        XCTAssertEqual(measurements.count - withText.count, 35)
+    }
+
+    func testSimilarityMeasure() {
+        XCTAssertEqual(CorpusTests.normalized(" a\u{00A0}\tb\r\n\r\n  c \n"), "a b c")
+        XCTAssertEqual(CorpusTests.similarity("", ""), 1)
+        XCTAssertEqual(CorpusTests.similarity("abcd", "abcd"), 1)
+        XCTAssertEqual(CorpusTests.similarity("abcd", "abxd"), 0.75)
+        XCTAssertEqual(CorpusTests.similarity("abcd", ""), 0)
+    }
+
+    /// Every run of whitespace (spaces, tabs, NBSP, line and paragraph breaks) becomes one space; BOM dropped; trimmed.
+    static func normalized(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in text.unicodeScalars where scalar != "\u{FEFF}" {
+            if scalar.properties.isWhitespace || scalar == "\u{00A0}" {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(" ") }
+                pendingSpace = false
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// `2 × LCS / (|a| + |b|)` over Unicode scalars; 1 for two empty strings.
+    static func similarity(_ a: String, _ b: String) -> Double {
+        let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+        if x.isEmpty && y.isEmpty { return 1 }
+        if x.isEmpty || y.isEmpty { return 0 }
+        var previous = [Int](repeating: 0, count: y.count + 1)
+        var current = previous
+        for i in 1...x.count {
+            for j in 1...y.count {
+                current[j] = x[i - 1] == y[j - 1] ? previous[j - 1] + 1 : max(previous[j], current[j - 1])
+            }
+            swap(&previous, &current)
+        }
+        return 2 * Double(previous[y.count]) / Double(x.count + y.count)
+    }
+
+    /// The process's peak resident set (VmHWM), KiB.
+    static func peakResidentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
