@@ -89,7 +89,7 @@ let package = Package(
             name: "DaemonCoreTests",
             dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes"]
         ),
-        .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport", "TestSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
             name: "EndToEndTests", dependencies: ["Pasteboard", "SystemSupport", "TestSupport"],

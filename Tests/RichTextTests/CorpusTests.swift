@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import RichText
@@ -54,7 +55,7 @@ final class CorpusTests: XCTestCase {
                 XCTFail(message)
                 return []
             }
-            throw XCTSkip(message)
+            throw XCTSkip(SkipLog.record(name, message))
         }
         return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "rtf" }.sorted { $0.lastPathComponent < $1.lastPathComponent }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import RichText
@@ -156,7 +157,7 @@ final class ProducerFidelityTests: XCTestCase {
                 // In CI a missing corpus is a failure, never a skip.
                 throw RichTextError(.io, format: "corpus", "the LibreOffice RTF corpus is missing at \(url.path)")
             }
-            throw XCTSkip("the LibreOffice RTF corpus is missing at \(url.path)")
+            throw XCTSkip(SkipLog.record(self.name, "the LibreOffice RTF corpus is missing at \(url.path)"))
         }
         return Array(try Data(contentsOf: url))
     }
