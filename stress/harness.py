@@ -211,6 +211,26 @@ class Daemon:
     def fd_count(self):
         return len(os.listdir(f"/proc/{self.pid}/fd"))
 
+    def quiet_fd_count(self, timeout=30):
+        """The descriptors once the daemon is quiet: its writer thread has saved everything queued (`pb status`
+        writes: 0; a save holds a file open for a moment, and a backlog of them lasts while the disk is slow)
+        and no control client but the status query itself is connected; then the count once it is steady (the
+        status query's own socket closes a moment after it exits)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status = self.status()
+            if (status.get("writes", "0") == "0" and status.get("clients") == "1") or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        last = self.fd_count()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = self.fd_count()
+            if now == last:
+                break
+            last = now
+        return last
+
     def fd_targets(self):
         """What each open descriptor is (socket:[inode], a path...), sorted: for a failure message."""
         targets = []

@@ -273,6 +273,7 @@ public final class DaemonEngine {
                      StatusPair("watchers", String(watchers)),
                      StatusPair("recording", manager.paused ? "paused" : "on"),
                      StatusPair("snapshots", String(manager.snapshotsInProgress)),
+                     StatusPair("writes", String(manager.writer.pendingCount)),
                      StatusPair("history", String(manager.history.entries.count))]
         for board in service.boards.all {
             pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))

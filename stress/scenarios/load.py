@@ -139,7 +139,7 @@ def load(ctx):
               + next((r["first_error"] for r in warm if r["errors"]), ""))
     quiet(daemon, "the warm-up's transfers to end")
     status0 = daemon.status()
-    rss0, fds0 = daemon.rss_kib(), daemon.fd_count()
+    rss0, fds0 = daemon.rss_kib(), daemon.quiet_fd_count()
     ctx.figure(f"after a {WARMUP_SECONDS} s warm-up ({total(warm, 'big') + total(warm, 'small')} pastes): "
                f"RSS {rss0} KiB, {fds0} descriptors, clients {status0['clients']}")
 
@@ -194,7 +194,7 @@ def load(ctx):
 
     status = quiet(daemon, "transfers to end after the load")
     try:  # the last pb's connection may still be closing
-        wait_until(lambda: daemon.fd_count() <= fds0, 5, interval=0.1, what="descriptors back to the warm-up's (a leak is one more)")
+        wait_until(lambda: daemon.quiet_fd_count(timeout=5) <= fds0, 5, interval=0.1, what="descriptors back to the warm-up's (a leak is one more)")
     except ScenarioFailed:
         pass
     rss1, hwm, fds1 = daemon.rss_kib(), daemon.hwm_kib(), daemon.fd_count()

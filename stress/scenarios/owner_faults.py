@@ -58,7 +58,7 @@ def owner_faults(ctx):
     daemon.start()
     primary = stresscontent.make(7, "S", 2000)
     daemon.pb("copy", "-p", input=primary)
-    fds0 = daemon.fd_count()
+    fds0 = daemon.quiet_fd_count()
 
     def primary_ok(label):
         got = daemon.pb("paste", "-p", timeout=15, check=False)
@@ -138,7 +138,7 @@ def owner_faults(ctx):
 
     ctx.check(daemon.alive(), "pasteboardd died: " + daemon.log_tail())
     try:
-        wait_until(lambda: daemon.fd_count() <= fds0, 5, what="descriptors back to the baseline (a leak is one more)")
+        wait_until(lambda: daemon.quiet_fd_count(timeout=5) <= fds0, 5, what="descriptors back to the baseline (a leak is one more)")
     except ScenarioFailed:
         ctx.check(False, f"{daemon.fd_count()} descriptors at the end, {fds0} at the start: " + ", ".join(daemon.fd_targets()))
     ctx.figure(f"descriptors {fds0} at the start and at the end; transfers {daemon.status()['transfers']}")

@@ -39,20 +39,7 @@ class Fixture:
         self.seq = 0
         self.copy()
         self.paste_ok("baseline")
-        self.fds = self.steady_fd_count()
-
-    def steady_fd_count(self):
-        """The daemon's descriptors once nothing is in flight: the same count over 300 ms (a control client
-        that just left, or a file the writer thread is saving, is not part of the baseline)."""
-        deadline = time.monotonic() + 10
-        last = self.daemon.fd_count()
-        while time.monotonic() < deadline:
-            time.sleep(0.3)
-            now = self.daemon.fd_count()
-            if now == last:
-                return now
-            last = now
-        return last
+        self.fds = self.daemon.quiet_fd_count()
 
     def copy(self):
         self.seq += 1
@@ -109,7 +96,7 @@ class Fixture:
         self.paste_ok(label)
         # A leak is a descriptor more than the baseline; fewer (a transient one gone) is not.
         try:
-            wait_until(lambda: self.daemon.fd_count() <= self.fds, 5, interval=0.1, what="descriptors")
+            wait_until(lambda: self.daemon.quiet_fd_count(timeout=5) <= self.fds, 5, interval=0.1, what="descriptors")
         except ScenarioFailed:
             self.ctx.check(False, f"{label}: {self.daemon.fd_count()} descriptors, baseline {self.fds}: "
                                   + ", ".join(self.daemon.fd_targets()))

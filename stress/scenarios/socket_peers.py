@@ -320,12 +320,12 @@ class Phase:
 
         self.good.pause()
         try:
-            settled = lambda: daemon.fd_count() <= self.ctx.baseline_fds and daemon.status().get("clients") == "1"
+            settled = lambda: daemon.quiet_fd_count(timeout=10) <= self.ctx.baseline_fds
             try:
-                wait_until(settled, 10, interval=0.1, what="clients and descriptors back to the baseline")
+                wait_until(settled, 20, interval=0.1, what="clients and descriptors back to the baseline")
             except ScenarioFailed:
                 pass
-            fds, clients = daemon.fd_count(), daemon.status().get("clients")
+            fds, clients = daemon.quiet_fd_count(timeout=10), daemon.status().get("clients")
             ctx.check(fds <= ctx.baseline_fds, f"{self.name}: {fds} descriptors open, baseline {ctx.baseline_fds}: "
                                                + ", ".join(sorted(os.readlink(f"/proc/{daemon.pid}/fd/{fd}")
                                                                   for fd in os.listdir(f"/proc/{daemon.pid}/fd"))))
@@ -366,7 +366,7 @@ def socket_peers(ctx):
     loris = SlowLoris(loris_daemon)
 
     daemon.pb("status")
-    ctx.baseline_fds = daemon.fd_count()
+    ctx.baseline_fds = daemon.quiet_fd_count()
     ctx.baseline_rss = daemon.rss_kib()
     good = GoodClient(path)
     good.resume()
