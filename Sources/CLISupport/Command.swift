@@ -75,6 +75,8 @@ public enum HistoryRequest: Equatable, Sendable {
     case copy(Int)
     case delete(Int)
     case clear
+    /// Show the history in a menu; the chosen entry becomes the clipboard again.
+    case pick(HistoryMenu.Menu)
 }
 
 /// `pb watch`.

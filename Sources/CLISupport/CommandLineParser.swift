@@ -282,17 +282,34 @@ public enum CommandLineParser {
         let scanner = ArgumentScanner(options: [
             helpOption, .init(short: "t", long: "type", takesValue: true),
             .init(short: nil, long: "limit", takesValue: true), .init(short: "j", long: "json"),
+            .init(short: nil, long: "menu", takesValue: true), .init(short: nil, long: "menu-command", takesValue: true),
         ], command: "history")
         var operands: [String] = []
         var types: [PasteboardType] = []
         var limit = 0
         var json = false
+        var menu: HistoryMenu.Menu?
         for token in try scanner.scan(Array(arguments.dropFirst(arguments.isEmpty ? 0 : 1))) {
             switch token {
             case .operand(let operand): operands.append(operand)
             case .option("help", _): return .help("history")
             case .option("type", let value): types.append(try resolveType(value ?? "", command: "history"))
             case .option("json", _): json = true
+            case .option("menu", let value):
+                guard menu == nil else { throw UsageError("give one of --menu and --menu-command", command: "history") }
+                switch value {
+                case "auto": menu = .auto
+                case "rofi": menu = .rofi
+                case "dmenu": menu = .dmenu
+                case "fzf": menu = .fzf
+                default: throw UsageError("--menu takes rofi, dmenu, fzf or auto (or give --menu-command)", command: "history")
+                }
+            case .option("menu-command", let value):
+                guard menu == nil else { throw UsageError("give one of --menu and --menu-command", command: "history") }
+                guard let value, !value.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    throw UsageError("--menu-command takes a command line", command: "history")
+                }
+                menu = .command(value)
             case .option(_, let value):
                 guard let value, let n = Int(value), n > 0 else { throw UsageError("--limit takes a positive number", command: "history") }
                 limit = n
@@ -304,8 +321,14 @@ public enum CommandLineParser {
             }
             return n
         }
+        if menu != nil && action != "pick" {
+            throw UsageError("--menu and --menu-command are for history pick", command: "history")
+        }
         switch action {
         case "-h", "--help": return .help("history")
+        case "pick":
+            guard operands.isEmpty else { throw UsageError("history pick takes no entry number: the menu chooses", command: "history") }
+            return .history(.pick(menu ?? .auto))
         case "list", "--limit", "--json", "-j":
             if action != "list" { return try parseHistory(["list"] + arguments) }
             guard operands.isEmpty else { throw UsageError("history list takes no entry number", command: "history") }
@@ -316,7 +339,7 @@ public enum CommandLineParser {
         case "clear":
             guard operands.isEmpty else { throw UsageError("history clear takes no arguments", command: "history") }
             return .history(.clear)
-        default: throw UsageError("unknown history action '\(action)' (list, show, copy, delete, clear)", command: "history")
+        default: throw UsageError("unknown history action '\(action)' (list, show, copy, pick, delete, clear)", command: "history")
         }
     }
 

@@ -49,7 +49,7 @@ final class HistoryStore {
             return
         }
         let entry = Entry(id: nextID, time: time, pasteboard: pasteboard, types: content.types.map(\.rawValue),
-                          size: UInt64(content.byteCount), preview: ContentArchive.preview(of: content), digest: digest)
+                          size: UInt64(content.byteCount), preview: content.preview(), digest: digest)
         nextID += 1
         if onDisk, let path = archivePath(entry.id) {
             let archive = ContentArchive(pasteboard: pasteboard, changeCount: 0, time: time, content: content)

@@ -395,3 +395,26 @@ final class UsageTests: XCTestCase {
         }
     }
 }
+
+final class HistoryCommandTests: XCTestCase {
+    func testPickTakesAMenuOrACommandAndDefaultsToAuto() throws {
+        XCTAssertEqual(try parse(["history", "pick"]), .history(.pick(.auto)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu", "rofi"]), .history(.pick(.rofi)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu=dmenu"]), .history(.pick(.dmenu)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu", "fzf"]), .history(.pick(.fzf)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu", "auto"]), .history(.pick(.auto)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu-command", "fzf --filter 'two words'"]),
+                       .history(.pick(.command("fzf --filter 'two words'"))))
+        XCTAssertEqual(try parse(["history", "list", "--limit", "3"]), .history(.list(limit: 3, json: false)))
+    }
+
+    func testPickRefusesWhatItCannotUse() {
+        assertUsageError(["history", "pick", "--menu", "wofi"], mentions: ["rofi, dmenu, fzf or auto"])
+        assertUsageError(["history", "pick", "--menu"], mentions: ["needs a value"])
+        assertUsageError(["history", "pick", "--menu-command", "  "], mentions: ["command line"])
+        assertUsageError(["history", "pick", "--menu", "rofi", "--menu-command", "fzf"], mentions: ["one of --menu"])
+        assertUsageError(["history", "pick", "3"], mentions: ["the menu chooses"])
+        assertUsageError(["history", "copy", "1", "--menu", "rofi"], mentions: ["for history pick"])
+        assertUsageError(["history", "choose"], mentions: ["pick"])
+    }
+}

@@ -163,7 +163,7 @@ final class InstallTests: XCTestCase {
         }
         let runner = Runner(environment: ProcessInfo.processInfo.environment)
         let page = try String(contentsOfFile: Self.root + "/man/pb.1", encoding: .utf8)
-        for command in ["copy", "paste", "types", "count", "clear", "convert", "status", "help"] {
+        for command in ["copy", "paste", "types", "count", "clear", "convert", "status", "history", "help"] {
             XCTAssertTrue(page.contains("\n.B \(command)\n") || page.contains("\n.BR \(command) "), "pb.1 lacks \(command)")
             let help = try runner.run(pb, [command, "--help"]).text
             for option in Self.options(in: help) {

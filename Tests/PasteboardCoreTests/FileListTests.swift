@@ -121,4 +121,20 @@ final class FileListTests: XCTestCase {
         XCTAssertThrowsError(try FileList(paths: [])) { XCTAssertEqual($0 as? FileListError, .empty) }
         XCTAssertThrowsError(try FileList(paths: ["relative"]))
     }
+
+    // MARK: - Summaries
+
+    func testAPreviewNamesFilesImagesOrText() throws {
+        let files = PasteboardContent(items: [try PasteboardItem([(.uriList, Array("file:///tmp/a.txt\r\nfile:///tmp/b%0Ac.txt\r\nfile:///tmp/d\r\n".utf8))])])
+        XCTAssertEqual(files.preview(), "3 files: a.txt, b c.txt, d", "a newline in a file name is shown as a space")
+        let cut = PasteboardContent(items: [try PasteboardItem([(.gnomeCopiedFiles, Array("cut\nfile:///tmp/a.txt".utf8))])])
+        XCTAssertEqual(cut.preview(), "1 file cut: a.txt")
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+        png += [0, 0, 0x07, 0x80, 0, 0, 0x04, 0x38, 8, 6, 0, 0, 0]
+        let image = PasteboardContent(items: [try PasteboardItem([(.png, png), (.html, Array("<img>".utf8))])])
+        XCTAssertEqual(image.preview(), "image/png 1920×1080")
+        let text = PasteboardContent(items: [try PasteboardItem([(.utf8PlainText, Array("line\u{1B}[31m\nnext\u{202E}gnp.exe".utf8))])])
+        XCTAssertEqual(text.preview(), "line [31m next gnp.exe")
+        XCTAssertEqual(OneLine.make(String(repeating: "x", count: 100), limit: 10), "xxxxxxxxxx…")
+    }
 }
