@@ -93,6 +93,18 @@ _pb() {
         *) return ;;
     esac
 
+    # Files on the clipboard: pb copy --files PATH..., pb paste --files [DIR].
+    case $command in
+        copy) options+=" --files --cut" ;;
+        paste) options+=" --files --force" ;;
+    esac
+    if [[ $cur != -* ]] && [[ " ${words[*]} " == *" --files "* || " ${words[*]} " == *" --cut "* ]]; then
+        case $command in
+            copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            paste) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        esac
+    fi
+
     case $cur in
         --type=*) _pb_type_or_file "${cur#--type=}"; COMPREPLY=("${COMPREPLY[@]/#/--type=}") ;;
         --from=*|--to=*) COMPREPLY=($(compgen -P "${cur%%=*}=" -W "$_pb_formats" -- "${cur#*=}")) ;;

@@ -59,6 +59,14 @@ complete -c pb -n "__fish_seen_subcommand_from paste" -s n -l trim-newline -d 'D
 complete -c pb -n "__fish_seen_subcommand_from paste" -s l -l list-types -d 'List the types instead'
 complete -c pb -n "__fish_seen_subcommand_from paste types" -l timeout -x -d 'How long to wait for the owner (ms)'
 
+# Files on the clipboard.
+complete -c pb -n "__fish_seen_subcommand_from copy" -l files -d 'Offer the files at PATH... as a file manager does'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l cut -d 'Offer the files at PATH... as a cut'
+complete -c pb -n "__fish_seen_subcommand_from copy; and __fish_contains_opt files cut" -F
+complete -c pb -n "__fish_seen_subcommand_from paste" -l files -d 'Copy (or move, for a cut) the files into DIR'
+complete -c pb -n "__fish_seen_subcommand_from paste" -l force -d 'With --files: replace files of the same names'
+complete -c pb -n "__fish_seen_subcommand_from paste; and __fish_contains_opt files" -x -a '(__fish_complete_directories)'
+
 complete -c pb -n "__fish_seen_subcommand_from convert" -s f -l from -x -a '(__pb_formats)' -d 'The input format'
 complete -c pb -n "__fish_seen_subcommand_from convert" -l to -x -a '(__pb_formats)' -d 'The output format'
 complete -c pb -n "__fish_seen_subcommand_from convert" -s o -l output -r -F -d 'The output file'

@@ -87,9 +87,12 @@ public enum CommandLineParser {
             .init(short: nil, long: "sensitive"),
             .init(short: "n", long: "trim-newline"),
             .init(short: "o", long: "paste-once"),
+            .init(short: nil, long: "files"),
+            .init(short: nil, long: "cut"),
         ], command: "copy")
         var request = CopyRequest()
         var operands: [String] = []
+        var files = false
         for token in try scanner.scan(arguments) {
             switch token {
             case .operand(let text): operands.append(text)
@@ -100,6 +103,8 @@ public enum CommandLineParser {
                 case "sensitive": request.sensitive = true
                 case "paste-once": request.pasteOnce = true
                 case "trim-newline": request.trimNewline = true
+                case "files": files = true
+                case "cut": files = true; request.cut = true
                 case "type":
                     let (typeName, path) = splitTypeAndFile(value ?? "")
                     if path == "" { throw UsageError("-t \(typeName)= names no file", command: "copy") }
@@ -107,6 +112,16 @@ public enum CommandLineParser {
                 default: break
                 }
             }
+        }
+        if files {
+            guard request.sources.isEmpty else { throw UsageError("--files offers the file types itself; it takes no -t", command: "copy") }
+            guard !request.trimNewline else { throw UsageError("--files reads no standard input to trim", command: "copy") }
+            guard !operands.isEmpty else { throw UsageError("--files needs the paths of the files to copy", command: "copy") }
+            guard operands.count <= FileList.maximumFiles else {
+                throw UsageError("\(operands.count) files is more than the \(FileList.maximumFiles) one copy may hold", command: "copy")
+            }
+            request.files = operands
+            return .copy(request)
         }
         if !operands.isEmpty { request.text = operands.joined(separator: " ") }
         let fromStandardInput = request.sources.filter { $0.path == nil || $0.path == "-" }.count
@@ -148,12 +163,15 @@ public enum CommandLineParser {
             .init(short: "l", long: "list-types"),
             .init(short: nil, long: "timeout", takesValue: true),
             .init(short: "i", long: "item", takesValue: true),
+            .init(short: nil, long: "files"),
+            .init(short: nil, long: "force"),
         ], command: "paste")
         var request = PasteRequest()
         var listTypes = false
+        var operands: [String] = []
         for token in try scanner.scan(arguments) {
             switch token {
-            case .operand(let operand): throw UsageError("unexpected argument '\(operand)'", command: "paste")
+            case .operand(let operand): operands.append(operand)
             case .option(let name, let value):
                 if try applySelection(name, value, to: &request.pasteboard, command: "paste") { continue }
                 switch name {
@@ -167,9 +185,21 @@ public enum CommandLineParser {
                         throw UsageError("--item takes an item number from 0", command: "paste")
                     }
                     request.item = index
+                case "files": request.files = true
+                case "force": request.force = true
                 default: break
                 }
             }
+        }
+        if request.files {
+            guard request.types.isEmpty, request.item == nil, !listTypes else {
+                throw UsageError("--files pastes files; it takes no -t, --item or -l", command: "paste")
+            }
+            guard operands.count <= 1 else { throw UsageError("--files takes one directory to paste into", command: "paste") }
+            request.filesDirectory = operands.first
+        } else {
+            if let operand = operands.first { throw UsageError("unexpected argument '\(operand)'", command: "paste") }
+            if request.force { throw UsageError("--force is for --files", command: "paste") }
         }
         if listTypes {
             var types = TypesRequest()

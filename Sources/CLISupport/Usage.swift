@@ -33,6 +33,7 @@ public enum Usage {
         switch command {
         case "copy": return """
             usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT...]
+                   pb copy [-p|-b|-P NAME] --files [--cut] PATH...
 
             Hands the data to pasteboardd, which owns the selection and serves it; pb returns at once.
             Without -t, standard input (or TEXT) is UTF-8 text. Several -t TYPE=FILE make one copy with
@@ -43,12 +44,16 @@ public enum Usage {
               -n, --trim-newline      drop one trailing newline from standard input
                   --sensitive         secret content: served, never stored or logged
               -o, --paste-once        serve one paste, then clear
+                  --files             offer the files at PATH... as a file manager does (to paste
+                                      in Nautilus, Dolphin, Thunar, or with pb paste --files)
+                  --cut               the same, as a cut: the files are moved where they are pasted
               -p, --primary           use PRIMARY
               -b, --clipboard         use CLIPBOARD (default)
               -P, --pasteboard NAME   use the X selection NAME
             """
         case "paste": return """
             usage: pb paste [-p|-b|-P NAME] [-t TYPE]... [-n] [--timeout MS] [--item N]
+                   pb paste [-p|-b|-P NAME] --files [--force] [DIR]
 
             Writes the pasteboard's content to standard output, adding no newline. Reads the X selection
             itself, whoever owns it. Without -t, text (UTF8_STRING, then STRING, TEXT...). Several -t give
@@ -59,6 +64,9 @@ public enum Usage {
               -l, --list-types     list the types instead (as pb types)
               -i, --item N         read item N (from 0) of the items pasteboardd holds
                   --timeout MS     how long to wait for the owner (default 5000)
+                  --files [DIR]    copy the files a file manager copied into DIR (default: the
+                                   current directory), or move them for a cut; one line per file
+                  --force          replace files of the same names (with --files)
             """
         case "types": return """
             usage: pb types [-p|-b|-P NAME] [--timeout MS] [--items]

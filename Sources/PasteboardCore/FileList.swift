@@ -77,6 +77,14 @@ public struct FileList: Equatable, Sendable {
         Array(uris.map { (try? FileURI.path(of: $0)) ?? $0 }.joined(separator: "\n").utf8)
     }
 
+    /// What a copy of these files holds, the way file managers offer them: GNOME's list, the URI list and,
+    /// for a cut, KDE's marker. The paths as text are derived from the URI list by the conversion table
+    /// (a file list's text, so no rich text is invented on it). One item of these is one change.
+    public var representations: [Representation] {
+        [Representation(type: .gnomeCopiedFiles, data: copiedFiles), Representation(type: .uriList, data: uriList)]
+            + (action == .cut ? [Representation(type: .kdeCutSelection, data: kdeCutMarker)] : [])
+    }
+
     /// The last path component of each URI, decoded, for summaries ("3 files: a.txt, b.txt, …").
     public var names: [String] {
         uris.map { uri in

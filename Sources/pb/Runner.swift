@@ -65,6 +65,7 @@ struct Runner {
     /// Pastes the first of the wanted types the pasteboard offers or converts to (text, as UTF-8, by
     /// default), streamed to standard output.
     func paste(_ request: PasteRequest) -> ExitCode {
+        if request.files { return pasteFiles(request) }
         if let index = request.item { return pasteItem(request, index: index) }
         let wanted: [PasteboardType] = request.types.isEmpty ? [.utf8String] : request.types
         let board = board(request.pasteboard, timeoutMilliseconds: request.timeoutMilliseconds)
@@ -113,6 +114,7 @@ struct Runner {
     static let maximumCopyBytes = PasteboardLimits.maximumCopyBytes
 
     func copy(_ request: CopyRequest) -> ExitCode {
+        if !request.files.isEmpty { return copyFiles(request) }
         var representations: [Representation] = []
         do {
             if request.sources.isEmpty {

@@ -418,3 +418,41 @@ final class HistoryCommandTests: XCTestCase {
         assertUsageError(["history", "choose"], mentions: ["pick"])
     }
 }
+
+final class FilesCommandTests: XCTestCase {
+    func testCopyFilesTakesPathsAndCutImpliesFiles() throws {
+        guard case .copy(let copy) = try parse(["copy", "--files", "a b.txt", "/tmp/c"]) else { return XCTFail() }
+        XCTAssertEqual(copy.files, ["a b.txt", "/tmp/c"])
+        XCTAssertFalse(copy.cut)
+        XCTAssertNil(copy.text, "the operands are paths, not text")
+        guard case .copy(let cut) = try parse(["copy", "-p", "--cut", "--", "-dash"]) else { return XCTFail() }
+        XCTAssertEqual(cut.files, ["-dash"])
+        XCTAssertTrue(cut.cut)
+        XCTAssertEqual(cut.pasteboard, .primary)
+    }
+
+    func testCopyFilesRefusesWhatItCannotUse() {
+        assertUsageError(["copy", "--files"], mentions: ["needs the paths"])
+        assertUsageError(["copy", "--cut"], mentions: ["needs the paths"])
+        assertUsageError(["copy", "--files", "-t", "html", "a"], mentions: ["takes no -t"])
+        assertUsageError(["copy", "--files", "-n", "a"], mentions: ["no standard input"])
+    }
+
+    func testPasteFilesTakesADirectoryAndForce() throws {
+        guard case .paste(let here) = try parse(["paste", "--files"]) else { return XCTFail() }
+        XCTAssertTrue(here.files)
+        XCTAssertNil(here.filesDirectory, "the current directory")
+        XCTAssertFalse(here.force)
+        guard case .paste(let there) = try parse(["paste", "--files", "--force", "/tmp/dest"]) else { return XCTFail() }
+        XCTAssertEqual(there.filesDirectory, "/tmp/dest")
+        XCTAssertTrue(there.force)
+    }
+
+    func testPasteFilesRefusesWhatItCannotUse() {
+        assertUsageError(["paste", "--files", "a", "b"], mentions: ["one directory"])
+        assertUsageError(["paste", "--files", "-t", "html"], mentions: ["no -t"])
+        assertUsageError(["paste", "--files", "--item", "0"], mentions: ["--item"])
+        assertUsageError(["paste", "--force"], mentions: ["--force is for --files"])
+        assertUsageError(["paste", "somewhere"], mentions: ["unexpected argument"])
+    }
+}

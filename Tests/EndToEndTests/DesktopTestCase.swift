@@ -39,6 +39,11 @@ class DesktopTestCase: XCTestCase {
     /// Runs pb and asserts it succeeded.
     @discardableResult
     func pb(_ arguments: String..., input: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
+        try pb(arguments, input: input, file: file, line: line)
+    }
+
+    @discardableResult
+    func pb(_ arguments: [String], input: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
         let result = try desktop.runner.run(desktop.pb, arguments, input: input)
         XCTAssertEqual(result.status, 0, "pb \(arguments.joined(separator: " ")): \(result.stderr)", file: file, line: line)
         return result
