@@ -95,7 +95,7 @@ _pb() {
 
     # Files on the clipboard: pb copy --files PATH..., pb paste --files [DIR].
     case $command in
-        copy) options+=" --files --cut" ;;
+        copy) options+=" --files --cut --osc52" ;;
         paste) options+=" --files --force" ;;
     esac
     if [[ $cur != -* ]] && [[ " ${words[*]} " == *" --files "* || " ${words[*]} " == *" --cut "* ]]; then

@@ -62,6 +62,7 @@ complete -c pb -n "__fish_seen_subcommand_from paste types" -l timeout -x -d 'Ho
 # Files on the clipboard.
 complete -c pb -n "__fish_seen_subcommand_from copy" -l files -d 'Offer the files at PATH... as a file manager does'
 complete -c pb -n "__fish_seen_subcommand_from copy" -l cut -d 'Offer the files at PATH... as a cut'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l osc52 -d 'Ask the terminal to copy the text (OSC 52), as over ssh'
 complete -c pb -n "__fish_seen_subcommand_from copy; and __fish_contains_opt files cut" -F
 complete -c pb -n "__fish_seen_subcommand_from paste" -l files -d 'Copy (or move, for a cut) the files into DIR'
 complete -c pb -n "__fish_seen_subcommand_from paste" -l force -d 'With --files: replace files of the same names'

@@ -41,6 +41,8 @@ public struct CopyRequest: Equatable, Sendable {
     public var files: [String] = []
     /// `--cut`: the files are to be moved where they are pasted.
     public var cut = false
+    /// `--osc52`: ask the terminal to copy the text (OSC 52), not pasteboardd.
+    public var osc52 = false
 
     public init() {}
 
@@ -48,7 +50,7 @@ public struct CopyRequest: Equatable, Sendable {
         a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.pasteOnce == b.pasteOnce && a.trimNewline == b.trimNewline
             && a.detectRichText == b.detectRichText && a.text == b.text && a.sources.count == b.sources.count
             && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
-            && a.files == b.files && a.cut == b.cut
+            && a.files == b.files && a.cut == b.cut && a.osc52 == b.osc52
     }
 }
 

@@ -89,6 +89,7 @@ public enum CommandLineParser {
             .init(short: "o", long: "paste-once"),
             .init(short: nil, long: "files"),
             .init(short: nil, long: "cut"),
+            .init(short: nil, long: "osc52"),
         ], command: "copy")
         var request = CopyRequest()
         var operands: [String] = []
@@ -105,12 +106,23 @@ public enum CommandLineParser {
                 case "trim-newline": request.trimNewline = true
                 case "files": files = true
                 case "cut": files = true; request.cut = true
+                case "osc52": request.osc52 = true
                 case "type":
                     let (typeName, path) = splitTypeAndFile(value ?? "")
                     if path == "" { throw UsageError("-t \(typeName)= names no file", command: "copy") }
                     request.sources.append((try resolveType(typeName, command: "copy"), path))
                 default: break
                 }
+            }
+        }
+        if request.osc52 {
+            // The terminal takes text for CLIPBOARD or PRIMARY, and nothing more.
+            guard !files, request.sources.isEmpty else { throw UsageError("--osc52 copies text only: no --files or -t", command: "copy") }
+            guard request.pasteboard == .general || request.pasteboard == .primary else {
+                throw UsageError("--osc52 copies to CLIPBOARD or PRIMARY only", command: "copy")
+            }
+            guard !request.sensitive, !request.pasteOnce else {
+                throw UsageError("--osc52 cannot keep a copy out of history or serve it once: the terminal copies", command: "copy")
             }
         }
         if files {

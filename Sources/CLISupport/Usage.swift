@@ -34,6 +34,7 @@ public enum Usage {
         case "copy": return """
             usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT...]
                    pb copy [-p|-b|-P NAME] --files [--cut] PATH...
+                   pb copy [-p|-b] --osc52 [-n] [TEXT...]
 
             Hands the data to pasteboardd, which owns the selection and serves it; pb returns at once.
             Without -t, standard input (or TEXT) is UTF-8 text. Several -t TYPE=FILE make one copy with
@@ -47,6 +48,8 @@ public enum Usage {
                   --files             offer the files at PATH... as a file manager does (to paste
                                       in Nautilus, Dolphin, Thunar, or with pb paste --files)
                   --cut               the same, as a cut: the files are moved where they are pasted
+                  --osc52             ask the terminal to copy the text (OSC 52), as over SSH; done
+                                      without asking when there is no pasteboardd and no display
               -p, --primary           use PRIMARY
               -b, --clipboard         use CLIPBOARD (default)
               -P, --pasteboard NAME   use the X selection NAME

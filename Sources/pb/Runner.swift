@@ -115,6 +115,7 @@ struct Runner {
 
     func copy(_ request: CopyRequest) -> ExitCode {
         if !request.files.isEmpty { return copyFiles(request) }
+        if request.osc52 { return copyThroughTerminal(request) }
         var representations: [Representation] = []
         do {
             if request.sources.isEmpty {
@@ -149,6 +150,12 @@ struct Runner {
             let item = try PasteboardItem(representations)
             try board(request.pasteboard).setItems([item], sensitive: request.sensitive, pasteOnce: request.pasteOnce)
             return .success
+        } catch PasteboardError.daemonNotRunning(let why) {
+            // Over SSH: no daemon, no display, but the terminal in front of the user can copy text.
+            if let text = representations.first(where: { $0.type == .utf8PlainText })?.data, terminalTakes(request) {
+                return copyThroughTerminal(text, pasteboard: request.pasteboard)
+            }
+            return fail(why)
         } catch {
             return fail("\(error)")
         }

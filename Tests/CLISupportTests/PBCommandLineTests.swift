@@ -456,3 +456,22 @@ final class FilesCommandTests: XCTestCase {
         assertUsageError(["paste", "somewhere"], mentions: ["unexpected argument"])
     }
 }
+
+final class TerminalCopyCommandTests: XCTestCase {
+    func testOSC52CopiesTextToClipboardOrPrimary() throws {
+        guard case .copy(let copy) = try parse(["copy", "--osc52", "-n", "some", "text"]) else { return XCTFail() }
+        XCTAssertTrue(copy.osc52)
+        XCTAssertEqual(copy.text, "some text")
+        XCTAssertTrue(copy.trimNewline)
+        guard case .copy(let primary) = try parse(["copy", "--osc52", "-p"]) else { return XCTFail() }
+        XCTAssertEqual(primary.pasteboard, .primary)
+    }
+
+    func testOSC52RefusesWhatATerminalCannotCopy() {
+        assertUsageError(["copy", "--osc52", "-t", "html"], mentions: ["text only"])
+        assertUsageError(["copy", "--osc52", "--files", "a"], mentions: ["text only"])
+        assertUsageError(["copy", "--osc52", "-P", "_MINE"], mentions: ["CLIPBOARD or PRIMARY"])
+        assertUsageError(["copy", "--osc52", "--sensitive"], mentions: ["the terminal copies"])
+        assertUsageError(["copy", "--osc52", "--paste-once"], mentions: ["the terminal copies"])
+    }
+}
