@@ -42,9 +42,7 @@ public enum FileTree {
     @discardableResult
     public static func copy(_ source: String, to destination: String, replacing: Bool = false) throws -> [String] {
         let status = try FileSystem.status(source, followSymbolicLinks: false)
-        if let existing = try? FileSystem.status(destination, followSymbolicLinks: false) {
-            guard replacing else { throw Refusal.exists(destination) }
-            guard existing.kind != .directory else { throw Refusal.directoryInTheWay(destination) }
+        if try mayReplace(destination, replacing: replacing) {
             // A new copy beside it, renamed over it: readers see the old file or the new one (a directory
             // cannot be renamed over a file: the file goes just before).
             let temporary = FileSystem.parentDirectory(of: destination) + "/.pb-paste-\(ProcessIdentity.processID)-"
@@ -77,10 +75,7 @@ public enum FileTree {
     @discardableResult
     public static func move(_ source: String, to destination: String, replacing: Bool = false) throws -> [String] {
         let status = try FileSystem.status(source, followSymbolicLinks: false)
-        if let existing = try? FileSystem.status(destination, followSymbolicLinks: false) {
-            guard replacing else { throw Refusal.exists(destination) }
-            guard existing.kind != .directory else { throw Refusal.directoryInTheWay(destination) }
-        }
+        _ = try mayReplace(destination, replacing: replacing)
         if status.kind == .directory, try isInside(destination, directory: source) { throw Refusal.intoItself(destination) }
         do {
             if replacing {
@@ -106,6 +101,15 @@ public enum FileTree {
     }
 
     // MARK: - Steps
+
+    /// Whether something is at `destination` to be replaced: false when nothing is; a refusal when it may not
+    /// be (replacing not asked, or a directory).
+    private static func mayReplace(_ destination: String, replacing: Bool) throws -> Bool {
+        guard let existing = try? FileSystem.status(destination, followSymbolicLinks: false) else { return false }
+        guard replacing else { throw Refusal.exists(destination) }
+        guard existing.kind != .directory else { throw Refusal.directoryInTheWay(destination) }
+        return true
+    }
 
     private static func copyEntry(_ source: String, status: FileStatus, to destination: String, depth: Int,
                                   skipped: inout [String]) throws {
