@@ -11,22 +11,24 @@ extension PasteboardContent {
     }
 
     /// A one-line summary for history listings and pickers, at most about `limit` characters: the files
-    /// ("3 files: a.txt, b.txt, …"), else an image ("image/png 1920×1080"), else the start of the text,
-    /// else the first type in brackets. Never a control character (`OneLine`).
+    /// ("3 files: a.txt, b.txt, …", though file managers offer the paths as text too), else the start of
+    /// the text (an application that renders a selection as a picture beside its text still copied text),
+    /// else an image ("image/png 1920×1080": a browser's image copy carries HTML, not text), else the first
+    /// type in brackets. Never a control character (`OneLine`).
     public func preview(limit: Int = 80, table: ConversionTable = .standard) -> String {
         if let files = fileList(using: table) {
             let count = files.uris.count
             let head = files.action == .cut ? "\(count) \(count == 1 ? "file" : "files") cut: " : "\(count) \(count == 1 ? "file" : "files"): "
             return OneLine.make(head + files.names.joined(separator: ", "), limit: limit)
         }
+        if let text = plainText(using: table) {
+            return OneLine.make(String(decoding: text.prefix(limit * 4), as: UTF8.self), limit: limit)
+        }
         if let image = types.first(where: { $0.rawValue.hasPrefix("image/") }) {
             if let data = data(for: image), let size = PNGHeader.size(of: data) {
                 return "\(image) \(size.width)×\(size.height)"
             }
             return OneLine.make("\(image), \(data(for: image)?.count ?? 0) bytes", limit: limit)
-        }
-        if let text = plainText(using: table) {
-            return OneLine.make(String(decoding: text.prefix(limit * 4), as: UTF8.self), limit: limit)
         }
         return types.first.map { OneLine.make("[\($0)]", limit: limit) } ?? ""
     }

@@ -34,9 +34,12 @@ extension Runner {
     /// (the current one by default), one line per file on standard output; what cannot be pasted is said on
     /// standard error and makes the status 1, the other files are pasted all the same. Nothing is replaced
     /// without `--force`; a file already in the directory is left where it is. After a cut whose every
-    /// file moved, the pasteboard is cleared, as file managers do (the files are no longer where it says).
+    /// file moved, the pasteboard is cleared, as file managers do (the files are no longer where it says),
+    /// unless its changeCount moved meanwhile (a new copy is never cleared).
     func pasteFiles(_ request: PasteRequest) -> ExitCode {
         let board = board(request.pasteboard, timeoutMilliseconds: request.timeoutMilliseconds)
+        // The count the files were read at: a cut is cleared afterwards only if nothing was copied meanwhile.
+        let countWhenRead = try? board.changeCount
         let list: FileList
         do {
             guard let files = try board.files() else {
@@ -91,7 +94,9 @@ extension Runner {
                 refuse(Self.shown(source), "\(error)")
             }
         }
-        if list.action == .cut && failures == 0 { _ = try? board.clear() }
+        if list.action == .cut && failures == 0, let count = countWhenRead, (try? board.changeCount) == count {
+            _ = try? board.clear()
+        }
         return failures == 0 ? .success : .failure
     }
 

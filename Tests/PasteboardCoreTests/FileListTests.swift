@@ -132,7 +132,11 @@ final class FileListTests: XCTestCase {
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
         png += [0, 0, 0x07, 0x80, 0, 0, 0x04, 0x38, 8, 6, 0, 0, 0]
         let image = PasteboardContent(items: [try PasteboardItem([(.png, png), (.html, Array("<img>".utf8))])])
-        XCTAssertEqual(image.preview(), "image/png 1920×1080")
+        XCTAssertEqual(image.preview(), "image/png 1920×1080", "a browser's image copy: the picture and HTML")
+        let textAndPicture = PasteboardContent(items: [try PasteboardItem([(.png, png), (.utf8String, Array("cells".utf8))])])
+        XCTAssertEqual(textAndPicture.preview(), "cells", "text rendered as a picture beside it is still text")
+        XCTAssertEqual(PasteboardContent(items: [try PasteboardItem([(PasteboardType("image/jpeg"), [0xFF, 0xD8, 0xFF])])]).preview(),
+                       "image/jpeg, 3 bytes")
         let text = PasteboardContent(items: [try PasteboardItem([(.utf8PlainText, Array("line\u{1B}[31m\nnext\u{202E}gnp.exe".utf8))])])
         XCTAssertEqual(text.preview(), "line [31m next gnp.exe")
         XCTAssertEqual(OneLine.make(String(repeating: "x", count: 100), limit: 10), "xxxxxxxxxx…")
