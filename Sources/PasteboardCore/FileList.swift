@@ -72,9 +72,13 @@ public struct FileList: Equatable, Sendable {
     public var kdeCutMarker: [UInt8] { [action == .cut ? UInt8(ascii: "1") : UInt8(ascii: "0")] }
 
     /// The files as text: each local file's path, any other URI as it is, one a line, with no newline at
-    /// the end (so that pasting into a shell runs nothing).
+    /// the end (so that pasting into a shell runs nothing). A path with a control character (a newline in a
+    /// file name) stays a URI, so that each file is one line and no control character is pasted.
     public var text: [UInt8] {
-        Array(uris.map { (try? FileURI.path(of: $0)) ?? $0 }.joined(separator: "\n").utf8)
+        Array(uris.map { uri in
+            guard let path = try? FileURI.path(of: uri), !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return uri }
+            return path
+        }.joined(separator: "\n").utf8)
     }
 
     /// What a copy of these files holds, the way file managers offer them: GNOME's list, the URI list and,

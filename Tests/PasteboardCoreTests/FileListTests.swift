@@ -108,10 +108,10 @@ final class FileListTests: XCTestCase {
     }
 
     func testAsTextLocalFilesArePathsAndOtherURIsStayURIs() throws {
-        let list = FileList(uris: ["file:///tmp/a%20b", "sftp://host/tmp/c", "file://elsewhere/tmp/d"])
-        XCTAssertEqual(String(decoding: list.text, as: UTF8.self), "/tmp/a b\nsftp://host/tmp/c\nfile://elsewhere/tmp/d",
-                       "no newline at the end: pasted into a shell, it runs nothing")
-        XCTAssertEqual(list.names, ["a b", "c", "d"])
+        let list = FileList(uris: ["file:///tmp/a%20b", "sftp://host/tmp/c", "file://elsewhere/tmp/d", "file:///tmp/two%0Alines"])
+        XCTAssertEqual(String(decoding: list.text, as: UTF8.self), "/tmp/a b\nsftp://host/tmp/c\nfile://elsewhere/tmp/d\nfile:///tmp/two%0Alines",
+                       "no newline at the end: pasted into a shell, it runs nothing; a name with a newline stays a URI, one line")
+        XCTAssertEqual(list.names, ["a b", "c", "d", "two\nlines"])
     }
 
     func testAListOfPathsIsMadeOfFileURIs() throws {
