@@ -13,9 +13,13 @@ RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # Packages: building needs the X headers; tests and benchmarks need a server and real peers.
 BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config
 RUN_PACKAGES := xvfb
-# The last line: the applications RealApplicationTests paste into (python3-uno drives Writer): 77
-# packages, 276 MiB to fetch, 72 s to fetch and install (docs/testing.md).
-TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base \
+# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB). The second line: the
+# menus `pb history pick` is tested with (rofi, dmenu from suckless-tools, fzf), xdotool, which types into
+# them, and xterm, the terminal `pb copy --osc52` copies through: 7 packages, 2.6 MB to fetch, 7.5 MB
+# installed, 14 s to install. The last line: the applications RealApplicationTests paste into (python3-uno
+# drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch and install (docs/testing.md).
+TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils \
+	rofi suckless-tools fzf xdotool xterm \
 	chromium firefox-esr libreoffice-writer python3-uno
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit
 
@@ -89,8 +93,8 @@ clean:
 	rm -rf .build
 
 # --- Install, uninstall, Debian package ---------------------------------------------------------------
-# `make install` puts the release build, pbcopy and pbpaste (links to pb), the systemd user unit, the
-# man pages and the completions under PREFIX (default /usr/local; PREFIX=~/.local needs no root);
+# `make install` puts the release build, pbcopy and pbpaste (links to pb), the systemd user units (service
+# and socket), the XDG autostart entry, the man pages and the completions under PREFIX (default /usr/local; PREFIX=~/.local needs no root);
 # DESTDIR stages the tree elsewhere. `make uninstall` removes exactly what INSTALL_MANIFEST lists,
 # the one list both use. PB_SKIP_BUILD=1 installs what RELEASE_DIR already holds instead of building.
 # Tests/EndToEndTests/InstallTests.swift checks the installed tree and the package.
@@ -107,6 +111,12 @@ mandir = $(datadir)/man
 # Where `systemctl --user` looks: ~/.local/share/systemd/user for a prefix in $HOME, else
 # PREFIX/lib/systemd/user (/usr/lib/systemd/user, /usr/local/lib/systemd/user).
 systemduserunitdir = $(if $(filter $(HOME)/%,$(abspath $(prefix))/),$(datadir)/systemd/user,$(prefix)/lib/systemd/user)
+# /etc for PREFIX=/usr (the .deb), PREFIX/etc otherwise, as GNU's sysconfdir.
+sysconfdir ?= $(if $(filter /usr,$(prefix)),/etc,$(prefix)/etc)
+# Where sessions look for autostart entries: ~/.config/autostart for a prefix in $HOME, else
+# sysconfdir/xdg/autostart (/etc/xdg/autostart for PREFIX=/usr; for /usr/local, /usr/local/etc/xdg must be
+# in $XDG_CONFIG_DIRS, or install with sysconfdir=/etc).
+xdgautostartdir = $(if $(filter $(HOME)/%,$(abspath $(prefix))/),$(HOME)/.config/autostart,$(sysconfdir)/xdg/autostart)
 # The programs to install; .build/release when swift is not on PATH (as under sudo).
 INSTALL_FROM = $(or $(RELEASE_DIR),.build/release)
 # install -s strips the programs (the Debian package does); empty keeps their symbols.
@@ -120,6 +130,8 @@ INSTALL_MANIFEST = \
 	link:$(bindir)/pbcopy:pb \
 	link:$(bindir)/pbpaste:pb \
 	data:$(systemduserunitdir)/pasteboardd.service:systemd/pasteboardd.service \
+	data:$(systemduserunitdir)/pasteboardd.socket:systemd/pasteboardd.socket \
+	data:$(xdgautostartdir)/pasteboardd.desktop:desktop/pasteboardd.desktop \
 	data:$(mandir)/man1/pb.1:man/pb.1 \
 	data:$(mandir)/man1/pbcopy.1:man/pbcopy.1 \
 	data:$(mandir)/man1/pbpaste.1:man/pbpaste.1 \
@@ -188,7 +200,10 @@ deb: $(if $(filter 1 yes true,$(PB_SKIP_BUILD)),,release)
 	  echo " pasteboardd owns and serves X selections (CLIPBOARD, PRIMARY, named ones) for"; \
 	  echo " any X client, byte-exact in every type and of any size, and keeps a changeCount"; \
 	  echo " per pasteboard. pb, pbcopy and pbpaste copy and paste from the command line."; \
-	  echo " A systemd user unit starts pasteboardd with the graphical session."; \
+	  echo " A systemd user unit starts pasteboardd with the graphical session, or its socket"; \
+	  echo " unit with the first pb; elsewhere an XDG autostart entry starts it."; \
 	} > "$$stage/DEBIAN/control"; \
+	conffiles=$$(cd "$$stage" && find etc -type f 2>/dev/null | sed 's|^|/|'); \
+	if [ -n "$$conffiles" ]; then echo "$$conffiles" > "$$stage/DEBIAN/conffiles"; fi; \
 	dpkg-deb --build --root-owner-group $(DEB_COMPRESSION) "$$stage" "$(DEB_FILE)"; \
 	rm -rf "$$stage"

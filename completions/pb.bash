@@ -47,7 +47,7 @@ _pb() {
     done
 
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "copy paste types count clear convert status help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "copy paste types count clear convert status history help --help --version" -- "$cur"))
         return
     fi
 
@@ -62,6 +62,10 @@ _pb() {
             [[ $command == convert ]] && COMPREPLY=($(compgen -W "$_pb_formats" -- "$cur")); return ;;
         -o|--output)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --menu)
+            COMPREPLY=($(compgen -W "auto rofi dmenu fzf" -- "$cur")); return ;;
+        --menu-command)
+            COMPREPLY=($(compgen -c -- "$cur")); return ;;
     esac
 
     local selection="-p --primary -b --clipboard -P --pasteboard"
@@ -73,11 +77,33 @@ _pb() {
         count|clear) options="$selection -h --help" ;;
         convert) options="-f --from --to -o --output -i --info -h --help" ;;
         status) options="-h --help" ;;
+        history)
+            if (( cword == i + 1 )); then
+                COMPREPLY=($(compgen -W "list show copy pick delete clear" -- "$cur")); return
+            fi
+            case ${words[i+1]} in
+                pick) options="--menu --menu-command -h --help" ;;
+                show) options="-t --type -h --help" ;;
+                list|-*) options="--limit --json -j -h --help" ;;
+                *) options="-h --help" ;;
+            esac ;;
         help)
-            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status help" -- "$cur"))
+            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status history help" -- "$cur"))
             return ;;
         *) return ;;
     esac
+
+    # Files on the clipboard: pb copy --files PATH..., pb paste --files [DIR].
+    case $command in
+        copy) options+=" --files --cut --osc52" ;;
+        paste) options+=" --files --force" ;;
+    esac
+    if [[ $cur != -* ]] && [[ " ${words[*]} " == *" --files "* || " ${words[*]} " == *" --cut "* ]]; then
+        case $command in
+            copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            paste) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        esac
+    fi
 
     case $cur in
         --type=*) _pb_type_or_file "${cur#--type=}"; COMPREPLY=("${COMPREPLY[@]/#/--type=}") ;;

@@ -1,6 +1,6 @@
 # fish completion for pb (pasteboard). pbcopy.fish and pbpaste.fish complete the macOS commands.
 
-set -l pb_commands copy paste types count clear convert status help
+set -l pb_commands copy paste types count clear convert status history help
 
 complete -c pb -f
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -s h -l help -d 'Show help'
@@ -12,6 +12,7 @@ complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a count -d "Pr
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a clear -d 'Empty a pasteboard'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a convert -d 'Convert between txt, rtf, html, rtfd and rtfd-dir'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a status -d 'Show what pasteboardd is doing'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a history -d 'List, show, copy back or pick past clipboard contents'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a help -d 'Show help for a command'
 
 complete -c pb -n "__fish_seen_subcommand_from help" -a "$pb_commands"
@@ -58,8 +59,30 @@ complete -c pb -n "__fish_seen_subcommand_from paste" -s n -l trim-newline -d 'D
 complete -c pb -n "__fish_seen_subcommand_from paste" -s l -l list-types -d 'List the types instead'
 complete -c pb -n "__fish_seen_subcommand_from paste types" -l timeout -x -d 'How long to wait for the owner (ms)'
 
+# Files on the clipboard.
+complete -c pb -n "__fish_seen_subcommand_from copy" -l files -d 'Offer the files at PATH... as a file manager does'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l cut -d 'Offer the files at PATH... as a cut'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l osc52 -d 'Ask the terminal to copy the text (OSC 52), as over ssh'
+complete -c pb -n "__fish_seen_subcommand_from copy; and __fish_contains_opt files cut" -F
+complete -c pb -n "__fish_seen_subcommand_from paste" -l files -d 'Copy (or move, for a cut) the files into DIR'
+complete -c pb -n "__fish_seen_subcommand_from paste" -l force -d 'With --files: replace files of the same names'
+complete -c pb -n "__fish_seen_subcommand_from paste; and __fish_contains_opt files" -x -a '(__fish_complete_directories)'
+
 complete -c pb -n "__fish_seen_subcommand_from convert" -s f -l from -x -a '(__pb_formats)' -d 'The input format'
 complete -c pb -n "__fish_seen_subcommand_from convert" -l to -x -a '(__pb_formats)' -d 'The output format'
 complete -c pb -n "__fish_seen_subcommand_from convert" -s o -l output -r -F -d 'The output file'
 complete -c pb -n "__fish_seen_subcommand_from convert" -s i -l info -d 'Describe the document instead'
 complete -c pb -n "__fish_seen_subcommand_from convert" -F
+
+# History: its actions, and the picker's menu.
+set -l history_actions list show copy pick delete clear
+complete -c pb -n "__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from $history_actions" -a list -d 'List the entries (the default)'
+complete -c pb -n "__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from $history_actions" -a show -d "Write entry N's content"
+complete -c pb -n "__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from $history_actions" -a copy -d 'Put entry N back on the clipboard'
+complete -c pb -n "__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from $history_actions" -a pick -d 'Choose an entry from a menu (rofi, dmenu, fzf)'
+complete -c pb -n "__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from $history_actions" -a delete -d 'Delete entry N'
+complete -c pb -n "__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from $history_actions" -a clear -d 'Delete every entry'
+complete -c pb -n "__fish_seen_subcommand_from pick" -l menu -x -a 'auto rofi dmenu fzf' -d 'The menu program'
+complete -c pb -n "__fish_seen_subcommand_from pick" -l menu-command -x -a '(__fish_complete_command)' -d 'Any program that prints the chosen line'
+complete -c pb -n "__fish_seen_subcommand_from history; and __fish_seen_subcommand_from list" -l limit -x -d 'The newest N entries'
+complete -c pb -n "__fish_seen_subcommand_from history; and __fish_seen_subcommand_from list" -s j -l json -d 'One JSON object per entry'

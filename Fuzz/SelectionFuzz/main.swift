@@ -1,6 +1,6 @@
 // libFuzzer entry point for the Selection module: the SelectionRequest planner (TARGETS, TIMESTAMP,
 // MULTIPLE, side-effect and content targets, stale times, INCR), the IncrSend and IncrReceive state
-// machines, and the Latin-1 / text-target conversions. The first input byte picks the scenario; the rest
+// machines, the Latin-1 / text-target conversions and the files family (URI lists and copied files). The first input byte picks the scenario; the rest
 // is read by `FuzzInput` as a stream of choices. Every scenario checks the documented contracts and
 // stops with `fatalError("invariant: …")` when one is broken. Built with -DFUZZING and -sanitize=fuzzer it
 // is a libFuzzer binary; built plainly it replays the files named on its command line, or writes the
@@ -389,15 +389,62 @@ func fuzzText(_ input: inout FuzzInput) {
     invariant(table.plan(producing: PasteboardType("image/png"), from: [.utf8String]) == nil, "text converted to an image")
 }
 
+// MARK: - Scenario 5: the files family (URI lists and file managers' formats from another owner)
+
+func fuzzFiles(_ input: inout FuzzInput) {
+    let table = ConversionTable.standard
+    let bytes = input.take(Int(input.u16()))
+    let marker = input.take(Int(input.u8() % 4))
+    let source = [PasteboardType.uriList, .gnomeCopiedFiles, .mateCopiedFiles, .kdeCutSelection][Int(input.u8() % 4)]
+    // Whatever an owner sends: every file format and the text either made or refused with a reason, never more
+    // than the list holds, and what is made reads back as the same list.
+    var services = ConversionServices()
+    services.companions[.kdeCutSelection] = marker
+    let offered = source == .uriList ? [source, .kdeCutSelection] : [source]
+    let parsed: FileList? = source == .uriList ? try? FileList(uriList: bytes, action: FileList.action(fromKDECutMarker: marker))
+        : source == .kdeCutSelection ? nil : try? FileList(copiedFiles: bytes)
+    for type in table.members(of: .files) + [.utf8String] {
+        guard let plan = table.plan(producing: type, from: offered) else { continue }
+        let made: Representation
+        do { made = try plan.run(bytes, services: services) } catch {
+            invariant(!error.reason.isEmpty, "a refused conversion with no reason")
+            invariant(plan.isIdentity || parsed == nil, "\(type) refused from a list that parses")
+            continue
+        }
+        guard !plan.isIdentity, let list = parsed else { continue }
+        switch type {
+        case .gnomeCopiedFiles, .mateCopiedFiles:
+            invariant((try? FileList(copiedFiles: made.data)) == list, "copied files do not read back")
+        case .uriList:
+            invariant((try? FileList(uriList: made.data))?.uris == list.uris, "the URI list does not read back")
+        case .kdeCutSelection:
+            invariant(made.data == list.kdeCutMarker, "the cut marker is not the action")
+        default:
+            invariant(String(validating: made.data, as: UTF8.self) != nil, "the paths are not UTF-8")
+            invariant(made.data.split(separator: 0x0A, omittingEmptySubsequences: false).count == list.uris.count,
+                      "not one line per file")
+        }
+    }
+    // Each URI either names a local path that encodes back to a URI naming the same path, or is refused.
+    for uri in parsed?.uris ?? [] {
+        guard let path = try? FileURI.path(of: uri) else { continue }
+        invariant(path.hasPrefix("/") && !path.utf8.contains(0), "a path that is not absolute or has a NUL")
+        invariant(!path.split(separator: "/").contains { $0 == "." || $0 == ".." }, "a path with . or ..")
+        invariant((try? FileURI.path(of: FileURI.encode(path: path))) == path, "a path does not round-trip")
+    }
+    invariant(table.plan(producing: .uriList, from: [.utf8String, .html]) == nil, "text made into files")
+}
+
 // MARK: - Entry point
 
 func fuzzOneInput(_ bytes: [UInt8]) {
     var input = FuzzInput(bytes)
-    switch input.u8() % 4 {
+    switch input.u8() % 5 {
     case 0: fuzzPlan(&input)
     case 1: fuzzIncrSend(&input)
     case 2: fuzzIncrReceive(&input)
-    default: fuzzText(&input)
+    case 3: fuzzText(&input)
+    default: fuzzFiles(&input)
     }
 }
 
@@ -464,6 +511,16 @@ func writeSeeds(to directory: String) {
         + [0, 2, 10] + Array("ten bytes!".utf8) + [0, 0]
     seeds["incr-receive-mismatch"] = [2, 2] + le32(1000) + [0] + le16(0) + [0, 2, 3, 1, 2, 3, 1, 2, 1, 7, 2, 0]
     // Text: length, UTF-8.
+    // Files: length, bytes, marker length, marker, source choice (0 URI list, 1 GNOME, 2 MATE).
+    for (name, sample, marker, sourceChoice) in [
+        ("files-uri-list", "file:///tmp/a%20b\r\n# comment\r\nfile://localhost/tmp/c\r\nsftp://host/x\r\n", "1", 0 as UInt8),
+        ("files-gnome-cut", "cut\nfile:///tmp/a%23b\nfile:///tmp/%2E%2E/x\nfile:///tmp/a%2Fb", "", 1),
+        ("files-mate-copy", "copy\nfile:///home/me/na%C3%AFve.txt\n\0", "", 2),
+        ("files-broken", "move\nfile:///tmp/a b\n", "0", 1),
+    ] {
+        let utf8 = Array(sample.utf8), mark = Array(marker.utf8)
+        seeds[name] = [4] + le16(UInt16(utf8.count)) + utf8 + [UInt8(mark.count)] + mark + [sourceChoice]
+    }
     for (name, sample) in [("text-ascii", "plain text\n\twith tab"), ("text-latin1", "café, naïve, ÿ"),
                            ("text-beyond", "日本語 and emoji 😀"), ("text-mixed", "€uro ß")] {
         let utf8 = Array(sample.utf8)

@@ -37,6 +37,12 @@ public struct CopyRequest: Equatable, Sendable {
     public var detectRichText = false
     /// Text given as operands (`pb copy hello world`), used instead of standard input.
     public var text: String?
+    /// `--files`/`--cut`: the paths to offer as files, as file managers do, instead of data.
+    public var files: [String] = []
+    /// `--cut`: the files are to be moved where they are pasted.
+    public var cut = false
+    /// `--osc52`: ask the terminal to copy the text (OSC 52), not pasteboardd.
+    public var osc52 = false
 
     public init() {}
 
@@ -44,6 +50,7 @@ public struct CopyRequest: Equatable, Sendable {
         a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.pasteOnce == b.pasteOnce && a.trimNewline == b.trimNewline
             && a.detectRichText == b.detectRichText && a.text == b.text && a.sources.count == b.sources.count
             && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
+            && a.files == b.files && a.cut == b.cut && a.osc52 == b.osc52
     }
 }
 
@@ -58,6 +65,12 @@ public struct PasteRequest: Equatable, Sendable {
     public var timeoutMilliseconds = 5000
     /// Read this item (0-based) of the content pasteboardd holds, instead of the X selection.
     public var item: Int?
+    /// `--files [DIR]`: copy (or, for a cut, move) the files on the pasteboard into `filesDirectory` (nil:
+    /// the current directory) instead of writing data.
+    public var files = false
+    public var filesDirectory: String?
+    /// `--force`: replace files of the same names in the directory.
+    public var force = false
     public init() {}
 }
 
@@ -75,6 +88,8 @@ public enum HistoryRequest: Equatable, Sendable {
     case copy(Int)
     case delete(Int)
     case clear
+    /// Show the history in a menu; the chosen entry becomes the clipboard again.
+    case pick(HistoryMenu.Menu)
 }
 
 /// `pb watch`.

@@ -87,9 +87,13 @@ public enum CommandLineParser {
             .init(short: nil, long: "sensitive"),
             .init(short: "n", long: "trim-newline"),
             .init(short: "o", long: "paste-once"),
+            .init(short: nil, long: "files"),
+            .init(short: nil, long: "cut"),
+            .init(short: nil, long: "osc52"),
         ], command: "copy")
         var request = CopyRequest()
         var operands: [String] = []
+        var files = false
         for token in try scanner.scan(arguments) {
             switch token {
             case .operand(let text): operands.append(text)
@@ -100,6 +104,9 @@ public enum CommandLineParser {
                 case "sensitive": request.sensitive = true
                 case "paste-once": request.pasteOnce = true
                 case "trim-newline": request.trimNewline = true
+                case "files": files = true
+                case "cut": files = true; request.cut = true
+                case "osc52": request.osc52 = true
                 case "type":
                     let (typeName, path) = splitTypeAndFile(value ?? "")
                     if path == "" { throw UsageError("-t \(typeName)= names no file", command: "copy") }
@@ -107,6 +114,26 @@ public enum CommandLineParser {
                 default: break
                 }
             }
+        }
+        if request.osc52 {
+            // The terminal takes text for CLIPBOARD or PRIMARY, and nothing more.
+            guard !files, request.sources.isEmpty else { throw UsageError("--osc52 copies text only: no --files or -t", command: "copy") }
+            guard request.pasteboard == .general || request.pasteboard == .primary else {
+                throw UsageError("--osc52 copies to CLIPBOARD or PRIMARY only", command: "copy")
+            }
+            guard !request.sensitive, !request.pasteOnce else {
+                throw UsageError("--osc52 cannot keep a copy out of history or serve it once: the terminal copies", command: "copy")
+            }
+        }
+        if files {
+            guard request.sources.isEmpty else { throw UsageError("--files offers the file types itself; it takes no -t", command: "copy") }
+            guard !request.trimNewline else { throw UsageError("--files reads no standard input to trim", command: "copy") }
+            guard !operands.isEmpty else { throw UsageError("--files needs the paths of the files to copy", command: "copy") }
+            guard operands.count <= FileList.maximumFiles else {
+                throw UsageError("\(operands.count) files is more than the \(FileList.maximumFiles) one copy may hold", command: "copy")
+            }
+            request.files = operands
+            return .copy(request)
         }
         if !operands.isEmpty { request.text = operands.joined(separator: " ") }
         let fromStandardInput = request.sources.filter { $0.path == nil || $0.path == "-" }.count
@@ -148,12 +175,15 @@ public enum CommandLineParser {
             .init(short: "l", long: "list-types"),
             .init(short: nil, long: "timeout", takesValue: true),
             .init(short: "i", long: "item", takesValue: true),
+            .init(short: nil, long: "files"),
+            .init(short: nil, long: "force"),
         ], command: "paste")
         var request = PasteRequest()
         var listTypes = false
+        var operands: [String] = []
         for token in try scanner.scan(arguments) {
             switch token {
-            case .operand(let operand): throw UsageError("unexpected argument '\(operand)'", command: "paste")
+            case .operand(let operand): operands.append(operand)
             case .option(let name, let value):
                 if try applySelection(name, value, to: &request.pasteboard, command: "paste") { continue }
                 switch name {
@@ -167,9 +197,21 @@ public enum CommandLineParser {
                         throw UsageError("--item takes an item number from 0", command: "paste")
                     }
                     request.item = index
+                case "files": request.files = true
+                case "force": request.force = true
                 default: break
                 }
             }
+        }
+        if request.files {
+            guard request.types.isEmpty, request.item == nil, !listTypes else {
+                throw UsageError("--files pastes files; it takes no -t, --item or -l", command: "paste")
+            }
+            guard operands.count <= 1 else { throw UsageError("--files takes one directory to paste into", command: "paste") }
+            request.filesDirectory = operands.first
+        } else {
+            if let operand = operands.first { throw UsageError("unexpected argument '\(operand)'", command: "paste") }
+            if request.force { throw UsageError("--force is for --files", command: "paste") }
         }
         if listTypes {
             var types = TypesRequest()
@@ -282,17 +324,34 @@ public enum CommandLineParser {
         let scanner = ArgumentScanner(options: [
             helpOption, .init(short: "t", long: "type", takesValue: true),
             .init(short: nil, long: "limit", takesValue: true), .init(short: "j", long: "json"),
+            .init(short: nil, long: "menu", takesValue: true), .init(short: nil, long: "menu-command", takesValue: true),
         ], command: "history")
         var operands: [String] = []
         var types: [PasteboardType] = []
         var limit = 0
         var json = false
+        var menu: HistoryMenu.Menu?
         for token in try scanner.scan(Array(arguments.dropFirst(arguments.isEmpty ? 0 : 1))) {
             switch token {
             case .operand(let operand): operands.append(operand)
             case .option("help", _): return .help("history")
             case .option("type", let value): types.append(try resolveType(value ?? "", command: "history"))
             case .option("json", _): json = true
+            case .option("menu", let value):
+                guard menu == nil else { throw UsageError("give one of --menu and --menu-command", command: "history") }
+                switch value {
+                case "auto": menu = .auto
+                case "rofi": menu = .rofi
+                case "dmenu": menu = .dmenu
+                case "fzf": menu = .fzf
+                default: throw UsageError("--menu takes rofi, dmenu, fzf or auto (or give --menu-command)", command: "history")
+                }
+            case .option("menu-command", let value):
+                guard menu == nil else { throw UsageError("give one of --menu and --menu-command", command: "history") }
+                guard let value, !value.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    throw UsageError("--menu-command takes a command line", command: "history")
+                }
+                menu = .command(value)
             case .option(_, let value):
                 guard let value, let n = Int(value), n > 0 else { throw UsageError("--limit takes a positive number", command: "history") }
                 limit = n
@@ -304,8 +363,14 @@ public enum CommandLineParser {
             }
             return n
         }
+        if menu != nil && action != "pick" {
+            throw UsageError("--menu and --menu-command are for history pick", command: "history")
+        }
         switch action {
         case "-h", "--help": return .help("history")
+        case "pick":
+            guard operands.isEmpty else { throw UsageError("history pick takes no entry number: the menu chooses", command: "history") }
+            return .history(.pick(menu ?? .auto))
         case "list", "--limit", "--json", "-j":
             if action != "list" { return try parseHistory(["list"] + arguments) }
             guard operands.isEmpty else { throw UsageError("history list takes no entry number", command: "history") }
@@ -316,7 +381,7 @@ public enum CommandLineParser {
         case "clear":
             guard operands.isEmpty else { throw UsageError("history clear takes no arguments", command: "history") }
             return .history(.clear)
-        default: throw UsageError("unknown history action '\(action)' (list, show, copy, delete, clear)", command: "history")
+        default: throw UsageError("unknown history action '\(action)' (list, show, copy, pick, delete, clear)", command: "history")
         }
     }
 

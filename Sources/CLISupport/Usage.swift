@@ -33,6 +33,8 @@ public enum Usage {
         switch command {
         case "copy": return """
             usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT...]
+                   pb copy [-p|-b|-P NAME] --files [--cut] PATH...
+                   pb copy [-p|-b] --osc52 [-n] [TEXT...]
 
             Hands the data to pasteboardd, which owns the selection and serves it; pb returns at once.
             Without -t, standard input (or TEXT) is UTF-8 text. Several -t TYPE=FILE make one copy with
@@ -43,12 +45,18 @@ public enum Usage {
               -n, --trim-newline      drop one trailing newline from standard input
                   --sensitive         secret content: served, never stored or logged
               -o, --paste-once        serve one paste, then clear
+                  --files             offer the files at PATH... as a file manager does (to paste
+                                      in Nautilus, Dolphin, Thunar, or with pb paste --files)
+                  --cut               the same, as a cut: the files are moved where they are pasted
+                  --osc52             ask the terminal to copy the text (OSC 52), as over SSH; done
+                                      without asking when there is no pasteboardd and no display
               -p, --primary           use PRIMARY
               -b, --clipboard         use CLIPBOARD (default)
               -P, --pasteboard NAME   use the X selection NAME
             """
         case "paste": return """
             usage: pb paste [-p|-b|-P NAME] [-t TYPE]... [-n] [--timeout MS] [--item N]
+                   pb paste [-p|-b|-P NAME] --files [--force] [DIR]
 
             Writes the pasteboard's content to standard output, adding no newline. Reads the X selection
             itself, whoever owns it. Without -t, text (UTF8_STRING, then STRING, TEXT...). Several -t give
@@ -59,6 +67,9 @@ public enum Usage {
               -l, --list-types     list the types instead (as pb types)
               -i, --item N         read item N (from 0) of the items pasteboardd holds
                   --timeout MS     how long to wait for the owner (default 5000)
+                  --files [DIR]    copy the files a file manager copied into DIR (default: the
+                                   current directory), or move them for a cut; one line per file
+                  --force          replace files of the same names (with --files)
             """
         case "types": return """
             usage: pb types [-p|-b|-P NAME] [--timeout MS] [--items]
@@ -115,13 +126,21 @@ public enum Usage {
             usage: pb history [list] [--limit N] [--json]
                    pb history show N [-t TYPE]...
                    pb history copy N
+                   pb history pick [--menu rofi|dmenu|fzf|auto | --menu-command COMMAND]
                    pb history delete N
                    pb history clear
 
             The clipboard history pasteboardd keeps (newest first, numbered from 0): every CLIPBOARD change
             whose content it read, never secret content. list prints number, time (UTC), size, types and a
-            preview of the text. show writes entry N's content (text unless -t says otherwise); copy puts it
-            back on the clipboard with all its types; clear also removes it from disk.
+            preview (the text, "image/png 1920×1080", "3 files: a.txt, …"). show writes entry N's content
+            (text unless -t says otherwise); copy puts it back on the clipboard with all its types; clear
+            also removes it from disk. pick shows one line per entry (number, age, preview) in a menu and
+            copies back the one chosen: --menu auto (the default) takes rofi, else dmenu, else fzf when in a
+            terminal; --menu-command runs any command (through /bin/sh) that reads lines on standard input
+            and prints the chosen one.
+
+              --menu MENU              rofi, dmenu, fzf or auto
+              --menu-command COMMAND   a menu program and its arguments
             """
         case "pause": return """
             usage: pb pause

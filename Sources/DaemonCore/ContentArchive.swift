@@ -68,22 +68,4 @@ struct ContentArchive: Equatable {
             throw DecodeError.malformed("\(error)")
         }
     }
-
-    /// A one-line preview of the text for history listings: at most `limit` characters, control
-    /// characters shown as spaces. Empty when the content has no text.
-    var preview: String {
-        Self.preview(of: content)
-    }
-
-    static func preview(of content: PasteboardContent, limit: Int = 80) -> String {
-        guard let text = content.plainText() else {
-            return content.types.first.map { "[\($0)]" } ?? ""
-        }
-        var out = ""
-        for character in String(decoding: text.prefix(limit * 4), as: UTF8.self) {
-            if out.count >= limit { out += "…"; break }
-            out.append(character.isNewline || character == "\t" || (character.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? " " : character)
-        }
-        return out
-    }
 }

@@ -35,6 +35,13 @@ public final class Daemon {
     /// Runs until SIGTERM/SIGINT (status 0) or until the X connection is lost or start-up fails
     /// (non-zero, so that systemd restarts it).
     public func run() -> Int32 {
+        // Sockets a service manager passed sit at descriptors 3 and up: take them before anything else
+        // opens a descriptor that $LISTEN_FDS could be taken to name.
+        let passed: [FileDescriptor]
+        do { passed = try SocketActivation.takeListeningDescriptors(environment: environment) } catch {
+            log.error("\(error)")
+            return 1
+        }
         do {
             signals = try SignalDescriptor(signals: [.terminate, .interrupt, .hangup])
             try? Signals.ignore(.pipe)
@@ -63,15 +70,9 @@ public final class Daemon {
             return 1
         }
         engine.start()
-        do {
-            _ = try directories.createRuntime()
-            server = try ControlServer(path: directories.controlSocket, userID: ProcessIdentity.userID, log: log,
-                                       maximumFrameLength: options.maximumRequestBytes,
-                                       maximumClients: controlClientCap())
-        } catch {
-            log.error("cannot listen on \(directories.controlSocket): \(error)")
-            return 1
-        }
+        guard let listener = controlListener(directories, passed: passed) else { return 1 }
+        server = ControlServer(listener: listener, userID: ProcessIdentity.userID, log: log,
+                               maximumFrameLength: options.maximumRequestBytes, maximumClients: controlClientCap())
         engine.broadcast = { [server] response, name in
             guard let server else { return }
             for client in server.clients.values {
@@ -84,7 +85,7 @@ public final class Daemon {
             return (server.clients.count, server.clients.values.filter { $0.watched != nil }.count)
         }
         x.flush()
-        log.info("serving CLIPBOARD and PRIMARY on \(display.isEmpty ? "the default display" : display), control socket \(directories.controlSocket)")
+        log.info("serving CLIPBOARD and PRIMARY on \(display.isEmpty ? "the default display" : display), control socket \(listener.path)")
         try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(display)")
         watchdogDue = notifier.watchdogInterval.map { clock.now() + $0 / 2 }
 
@@ -95,6 +96,36 @@ public final class Daemon {
         server.close()
         log.info(status == 0 ? "stopped" : "exiting with status \(status)")
         return status
+    }
+
+    /// The control socket: the one a service manager passed (`pasteboardd.socket`, `systemd-socket-activate`:
+    /// `$LISTEN_FDS`, taken at start), else one bound here in the runtime directory. Nil, logged, when neither
+    /// can be had.
+    private func controlListener(_ directories: XDGDirectories, passed: [FileDescriptor]) -> UnixListener? {
+        if passed.isEmpty {
+            do {
+                _ = try directories.createRuntime()
+                return try UnixListener(path: directories.controlSocket)
+            } catch {
+                log.error("cannot listen on \(directories.controlSocket): \(error)")
+                return nil
+            }
+        }
+        guard passed.count == 1 else {
+            log.error("socket activation: \(passed.count) sockets were passed; pasteboardd takes one, its control socket")
+            return nil
+        }
+        do {
+            let listener = try UnixListener(adopting: passed[0])
+            log.info("listening on the control socket the service manager passed (\(listener.path.isEmpty ? "unnamed" : listener.path))")
+            if listener.path != directories.controlSocket {
+                log.warning("the socket passed is not \(directories.controlSocket), where pb looks for pasteboardd")
+            }
+            return listener
+        } catch {
+            log.error("socket activation: \(error)")
+            return nil
+        }
     }
 
     /// Opens the display, waiting while the X server is not up yet (as at session start): retries after

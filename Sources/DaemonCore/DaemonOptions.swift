@@ -7,6 +7,8 @@ public struct DaemonOptions: Equatable, Sendable {
     public var verbose = false
     /// The largest request a control client may send (a copy's whole data), in bytes.
     public var maximumRequestBytes = ControlLimits.defaultMaximumFrameLength
+    /// `--autostart`: start only when nothing serves this user yet (`Autostart`).
+    public var autostart = false
 
     public init() {}
 
@@ -19,14 +21,17 @@ public struct DaemonOptions: Equatable, Sendable {
     }
 
     public static let usage = """
-    usage: pasteboardd [--display DISPLAY] [--verbose]
+    usage: pasteboardd [--display DISPLAY] [--verbose] [--autostart]
 
     The pasteboard daemon: owns and serves X selections for pb and the Pasteboard library, watches
     every owner with XFixes and keeps each pasteboard's changeCount. Runs in the foreground (as a
-    systemd user service, Type=notify); stops cleanly on SIGTERM or SIGINT.
+    systemd user service, Type=notify, or started by its socket); stops cleanly on SIGTERM or SIGINT.
 
       --display DISPLAY   the X display (default: $DISPLAY)
       -v, --verbose       log debug events too
+          --autostart     start only if nothing serves yet: neither the systemd user unit
+                          (pasteboardd.socket or .service enabled or active) nor a listener
+                          on the control socket (what the XDG autostart entry runs)
           --check-config  validate $XDG_CONFIG_HOME/pasteboard/config.json and exit
       -h, --help          show this help
           --version       show the version
@@ -43,6 +48,7 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--version": return .success(.version)
             case "--check-config": return .success(.checkConfig)
             case "-v", "--verbose": options.verbose = true
+            case "--autostart": options.autostart = true
             case "--display":
                 index += 1
                 guard index < arguments.count else { return .failure(UsageMessage("--display needs a value")) }

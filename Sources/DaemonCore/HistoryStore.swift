@@ -53,7 +53,7 @@ final class HistoryStore {
             return memory[newest.id] == nil ? archivePath(newest.id) : nil
         }
         let entry = Entry(id: nextID, time: time, pasteboard: pasteboard, types: content.types.map(\.rawValue),
-                          size: UInt64(content.byteCount), preview: ContentArchive.preview(of: content), digest: digest)
+                          size: UInt64(content.byteCount), preview: content.preview(), digest: digest)
         nextID += 1
         var file: String?
         if onDisk, let path = archivePath(entry.id) {

@@ -80,14 +80,19 @@ final class ServedContent {
             // The source gave this type (or an alias of it): its bytes exactly, under the requested name.
             return .value(PropertyValue(type: target, bytes: input))
         }
+        var companions: [PasteboardType: [UInt8]] = [:]
+        for companion in plan.companions { companions[companion] = data(for: companion) }
         let workerSteps = plan.steps.prefix { !$0.needsCallerThread }.count
         if workerSteps > 0 {
             derived[type] = .converting
             let outputType = workerSteps == plan.steps.count ? type : canonicalType(of: plan.steps[workerSteps - 1].to)
-            return .convert(ConversionJob(target: type, outputType: outputType, plan: plan, input: input, steps: workerSteps))
+            return .convert(ConversionJob(target: type, outputType: outputType, plan: plan, input: input, steps: workerSteps,
+                                          companions: companions))
         }
         // Only loop-thread steps (COMPOUND_TEXT from text at hand): cheap, done here.
         do {
+            var services = services
+            services.companions = companions
             let representation = try plan.run(input, services: services)
             derived[type] = .ready(representation, invented: plan.fidelity == .invented)
             return .value(propertyValue(representation, target: target))
@@ -166,12 +171,17 @@ struct ConversionJob: Sendable {
     let plan: ConversionPlan
     let input: [UInt8]
     let steps: Int
+    /// The bytes of the plan's companions the content has (`ConversionPlan.companions`).
+    var companions: [PasteboardType: [UInt8]] = [:]
 
     /// Runs on any thread: no step here needs the X connection.
     func run(codePages: any CodePageDecoder) -> Result<Representation, ConversionError> {
-        let prefix = ConversionPlan(source: plan.source, target: outputType, steps: Array(plan.steps.prefix(steps)))
+        let prefix = ConversionPlan(source: plan.source, target: outputType, steps: Array(plan.steps.prefix(steps)),
+                                    companions: plan.companions)
+        var services = ConversionServices(codePages: codePages)
+        services.companions = companions
         do {
-            return .success(try prefix.run(input, services: ConversionServices(codePages: codePages)))
+            return .success(try prefix.run(input, services: services))
         } catch {
             return .failure(error)
         }

@@ -199,6 +199,16 @@ public final class Pasteboard {
         return representation.type
     }
 
+    /// The files a file manager put on the pasteboard (`x-special/gnome-copied-files`, or a URI list with
+    /// KDE's cut marker beside it, through `ConversionTable`): the action and the URIs. Nil when nothing
+    /// offered is or converts to a file list; `.badReply` when what is offered is not one.
+    public func files() throws(PasteboardError) -> FileList? {
+        guard let bytes = try data(forType: .gnomeCopiedFiles) else { return nil }
+        do { return try FileList(copiedFiles: bytes) } catch {
+            throw .badReply("the files on \(name) are not a valid list: \(error)")
+        }
+    }
+
     /// True when the pasteboard offers any of `types`, or something that converts to one
     /// (`data(forType:)` would give it).
     public func contains(types wanted: [PasteboardType]) throws(PasteboardError) -> Bool {

@@ -97,6 +97,21 @@ public final class PasteboardDaemon {
         return count
     }
 
+    /// Makes `entry` the clipboard again (one change), wherever it is in the history now: entries listed a
+    /// while ago (a menu was open meanwhile) may have moved down as new copies came. `.notHeld` when it is
+    /// no longer in the history.
+    @discardableResult
+    public func copyHistoryEntry(_ entry: HistoryEntry) throws(PasteboardError) -> UInt64 {
+        let now = try history()
+        let same = { (other: HistoryEntry) in
+            other.time == entry.time && other.size == entry.size && other.types == entry.types
+                && other.preview == entry.preview && other.pasteboard == entry.pasteboard
+        }
+        let index = now.indices.contains(entry.index) && same(now[entry.index]) ? entry.index : now.firstIndex(where: same)
+        guard let index else { throw .notHeld("that entry is no longer in the history") }
+        return try copyHistoryEntry(index)
+    }
+
     /// Deletes history entry `index` (from the disk too, before this returns).
     public func deleteHistoryEntry(_ index: Int) throws(PasteboardError) {
         _ = try send(.historyDelete(index: UInt32(clamping: index)))

@@ -69,7 +69,8 @@ public struct ConversionTable: Sendable {
             guard let sourceFormat = format(of: source), let rank = rowByType[source],
                   let path = cheapestPath(from: sourceFormat, to: target, atLeastOneStep: ownerChooses) else { continue }
             let cost = path.reduce(0) { $0 + $1.fidelity.cost }
-            let candidate = ConversionPlan(source: source, target: wanted, steps: path)
+            let candidate = ConversionPlan(source: source, target: wanted, steps: path,
+                                           companions: path.compactMap(\.companion).filter(offered.contains))
             if let current = best {
                 let better = cost != current.cost ? cost < current.cost
                     : rank != current.rank ? rank < current.rank
@@ -110,7 +111,8 @@ public struct ConversionTable: Sendable {
     }
 
     /// The fewest-cost chain of converters from `source` to `target` (empty when they are the same format),
-    /// where an `invented` step may only come last. Formats are few: a plain search is enough.
+    /// where an `invented` step may only come last and never after a `lossy` one. Formats are few: a plain
+    /// search is enough.
     private func cheapestPath(from source: RepresentationFormat, to target: RepresentationFormat,
                               atLeastOneStep: Bool = false) -> [Converter]? {
         if source == target && !atLeastOneStep { return [] }
@@ -123,6 +125,9 @@ public struct ConversionTable: Sendable {
             let (format, cost, path) = frontier.removeFirst()
             if let result, cost >= result.cost { break }
             for step in convertersFrom[format] ?? [] {
+                // Nor is structure invented on what a lossy step left (a file list's paths as text do
+                // not become paragraphs of RTF or HTML).
+                if step.fidelity == .invented && path.contains(where: { $0.fidelity == .lossy }) { continue }
                 let next = cost + step.fidelity.cost
                 let nextPath = path + [step]
                 if step.to == target {
@@ -149,11 +154,15 @@ public struct ConversionPlan: Sendable {
     /// The type asked for.
     public let target: PasteboardType
     public let steps: [Converter]
+    /// The offered types its steps read beside the source (`Converter.companion`): the caller hands their
+    /// bytes to `run` in `ConversionServices.companions`.
+    public let companions: [PasteboardType]
 
-    public init(source: PasteboardType, target: PasteboardType, steps: [Converter]) {
+    public init(source: PasteboardType, target: PasteboardType, steps: [Converter], companions: [PasteboardType] = []) {
         self.source = source
         self.target = target
         self.steps = steps
+        self.companions = companions
     }
 
     /// True when the source is read as it is (the same bytes, under its own name or an alias).
@@ -183,7 +192,7 @@ public struct ConversionPlan: Sendable {
     /// Runs the steps from `index` on: the daemon runs a plan's worker-thread prefix away from the loop and
     /// the rest (COMPOUND_TEXT) on it.
     public func run(_ input: [UInt8], from index: Int, services: ConversionServices) throws(ConversionError) -> Representation {
-        try ConversionPlan(source: source, target: target, steps: Array(steps[index...])).run(input, services: services)
+        try ConversionPlan(source: source, target: target, steps: Array(steps[index...]), companions: companions).run(input, services: services)
     }
 }
 
@@ -241,7 +250,19 @@ extension ConversionTable {
             throw .read(.wrongReplyType(asked: plan.source, got: reply.type))
         }
         // The reply may be an alias, or TEXT's chosen encoding: plan again from what came.
-        guard let exact = self.plan(producing: wanted, from: [reply.type]) else { throw .read(.notOffered(wanted)) }
+        guard let fromReply = self.plan(producing: wanted, from: [reply.type]) else { throw .read(.notOffered(wanted)) }
+        let exact = ConversionPlan(source: fromReply.source, target: wanted, steps: fromReply.steps,
+                                   companions: fromReply.steps.compactMap(\.companion).filter(plan.companions.contains))
+        // The companions the steps read: each as the owner gives it, skipped when refused or mistyped.
+        var services = services
+        for companion in exact.companions {
+            switch fetch(companion) {
+            case .failure(let error): throw .source(error)
+            case .success(let representation?) where accepts(reply: representation.type, forRequested: companion):
+                services.companions[companion] = representation.data
+            case .success: continue
+            }
+        }
         do {
             let produced = try exact.run(reply.data, services: services)
             return asUTF8Text ? try utf8Text(produced, services: services) : produced

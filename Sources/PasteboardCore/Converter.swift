@@ -50,6 +50,9 @@ public struct ConversionServices {
     public var codePages: any CodePageDecoder
     /// COMPOUND_TEXT, when an X connection is at hand.
     public var compoundText: (any CompoundTextCodec)?
+    /// The companions a plan's steps read beside their input (`Converter.companion`), by type, as far as
+    /// the holder offers them: KDE's cut marker beside a URI list.
+    public var companions: [PasteboardType: [UInt8]] = [:]
 
     public init(codePages: any CodePageDecoder = BuiltInCodePages(), compoundText: (any CompoundTextCodec)? = nil) {
         self.codePages = codePages
@@ -98,15 +101,20 @@ public struct Converter: Sendable {
     /// The step needs the thread that owns the X connection (COMPOUND_TEXT through Xlib); every other
     /// step may run on a worker thread.
     public let needsCallerThread: Bool
+    /// A type the step also reads when the holder offers it, through `ConversionServices.companions`: a
+    /// qualifier another type carries (KDE puts "these files were cut" in `application/x-kde-cutselection`,
+    /// beside the `text/uri-list` it qualifies).
+    public let companion: PasteboardType?
     public let function: Function
 
     public init(_ from: RepresentationFormat, to: RepresentationFormat, _ fidelity: Fidelity, advertised: Bool = true,
-                needsCallerThread: Bool = false, _ function: @escaping Function) {
+                needsCallerThread: Bool = false, companion: PasteboardType? = nil, _ function: @escaping Function) {
         self.from = from
         self.to = to
         self.fidelity = fidelity
         self.advertised = fidelity == .invented ? advertised : true
         self.needsCallerThread = needsCallerThread
+        self.companion = companion
         self.function = function
     }
 }

@@ -27,6 +27,12 @@ public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomString
     public static let flatRTFD = PasteboardType("com.apple.flat-rtfd")
     public static let png = PasteboardType("image/png")
     public static let uriList = PasteboardType("text/uri-list")
+    /// Files copied or cut in Nautilus, Nemo, Thunar or PCManFM (`copy`/`cut`, then URIs).
+    public static let gnomeCopiedFiles = PasteboardType("x-special/gnome-copied-files")
+    /// The same, as Caja (MATE) names it.
+    public static let mateCopiedFiles = PasteboardType("x-special/mate-copied-files")
+    /// Dolphin's marker beside `text/uri-list`: `1` when the files were cut.
+    public static let kdeCutSelection = PasteboardType("application/x-kde-cutselection")
 
     /// The targets the selection protocol answers itself (ICCCM 2.6.2), never content.
     public static let protocolTargets: [PasteboardType] = [PasteboardType("TARGETS"), PasteboardType("TIMESTAMP"), PasteboardType("MULTIPLE")]

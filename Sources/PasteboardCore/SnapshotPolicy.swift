@@ -43,7 +43,8 @@ public struct SnapshotPolicy: Equatable, Sendable {
 
     /// The targets to read from an owner offering `offered`, in order: one plain-text target (the others
     /// are derived when served), HTML, one of the RTF aliases, flat RTFD, PNG (other images only when there
-    /// is no PNG), URI lists, GNOME's file copy target, then every other target.
+    /// is no PNG), URI lists, one of GNOME's and MATE's copied-files targets, KDE's cut marker, then every
+    /// other target.
     public func plan(offered: [String], table: ConversionTable = .standard) -> [String] {
         var remaining = offered.filter { !Self.neverRead.contains($0) && !Self.secretMarkers.contains($0) }
         var order: [String] = []
@@ -68,7 +69,10 @@ public struct SnapshotPolicy: Equatable, Sendable {
             for image in remaining.filter({ $0.hasPrefix("image/") }) { take(image) }
         }
         take(PasteboardType.uriList.rawValue)
-        take("x-special/gnome-copied-files")
+        let copiedFiles = table.aliases(of: .gnomeCopiedFiles)
+        if let first = copiedFiles.map(\.rawValue).first(where: remaining.contains) { take(first) }
+        drop(copiedFiles)
+        take(PasteboardType.kdeCutSelection.rawValue)
         return order + remaining
     }
 

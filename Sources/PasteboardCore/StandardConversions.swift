@@ -2,10 +2,10 @@ import RichText
 import Selection
 
 extension ConversionTable {
-    /// The families pasteboard knows today — plain text and rich text — with their X targets and converters.
-    /// Images and files are added here as rows and converter functions.
-    public static let standard = ConversionTable(rows: richTextRows + plainTextRows,
-                                                 converters: plainTextConverters + richTextConverters)
+    /// The families pasteboard knows today — plain text, rich text and files — with their X targets and
+    /// converters. Images are added here as rows and converter functions.
+    public static let standard = ConversionTable(rows: richTextRows + plainTextRows + fileRows,
+                                                 converters: plainTextConverters + richTextConverters + fileConverters)
 
     // MARK: - Plain text
 
@@ -84,5 +84,41 @@ extension ConversionTable {
                 throw ConversionFailure("\(error)")
             }
         }
+    }
+
+    // MARK: - Files
+
+    /// Files a file manager copied or cut, richest first: GNOME's list (the action and the URIs; MATE's
+    /// Caja names the same bytes its own way), the URI list, and KDE's cut marker, which qualifies the URI
+    /// list beside it.
+    static let fileRows: [TypeRow] = [
+        TypeRow(.gnomeCopiedFiles, .copiedFiles, .files),
+        TypeRow(.mateCopiedFiles, .copiedFiles, .files),
+        TypeRow(.uriList, .uriList, .files),
+        TypeRow(.kdeCutSelection, .kdeCutMarker, .files),
+    ]
+
+    /// Every file manager reads one of these: GNOME's list gives the URI list and KDE's marker; the URI list
+    /// gives GNOME's list (a cut when KDE's marker beside it says so) and the paths as text, so a copy in
+    /// Dolphin pastes in Thunar and the other way round. Text never becomes files: a path someone copied as
+    /// text would otherwise paste as the file itself in a file manager.
+    static let fileConverters: [Converter] = [
+        Converter(.copiedFiles, to: .uriList, .lossy) { input, _ throws(ConversionFailure) in
+            ConverterOutput(try fileList(input, FileList.init(copiedFiles:)).uriList)
+        },
+        Converter(.copiedFiles, to: .kdeCutMarker, .lossy) { input, _ throws(ConversionFailure) in
+            ConverterOutput(try fileList(input, FileList.init(copiedFiles:)).kdeCutMarker)
+        },
+        Converter(.uriList, to: .copiedFiles, .exact, companion: .kdeCutSelection) { input, services throws(ConversionFailure) in
+            let action = services.companions[.kdeCutSelection].map(FileList.action(fromKDECutMarker:)) ?? .copy
+            return ConverterOutput(try fileList(input) { (bytes) throws(FileListError) in try FileList(uriList: bytes, action: action) }.copiedFiles)
+        },
+        Converter(.uriList, to: .utf8Text, .lossy) { input, _ throws(ConversionFailure) in
+            ConverterOutput(try fileList(input) { (bytes) throws(FileListError) in try FileList(uriList: bytes) }.text)
+        },
+    ]
+
+    private static func fileList(_ bytes: [UInt8], _ parse: ([UInt8]) throws(FileListError) -> FileList) throws(ConversionFailure) -> FileList {
+        do { return try parse(bytes) } catch { throw ConversionFailure("\(error)") }
     }
 }

@@ -15,6 +15,8 @@ public struct TypeFamily: Hashable, Sendable, CustomStringConvertible {
 
     public static let plainText = TypeFamily("plain text", listedInTableOrder: true)
     public static let richText = TypeFamily("rich text")
+    /// Files a file manager copied or cut: the URIs, and whether they are to be moved.
+    public static let files = TypeFamily("files")
 }
 
 /// How a representation's bytes are encoded. Type names that carry the same bytes share a format (they
@@ -38,6 +40,13 @@ public struct RepresentationFormat: Hashable, Sendable, CustomStringConvertible 
     public static let html = RepresentationFormat("HTML")
     /// Apple's flat RTFD (`com.apple.flat-rtfd`): RTF with its attachments in one serialised bundle.
     public static let flatRTFD = RepresentationFormat("flat RTFD")
+    /// RFC 2483's `text/uri-list`: URIs, one a line (`FileList`).
+    public static let uriList = RepresentationFormat("URI list")
+    /// GNOME's `x-special/gnome-copied-files` (MATE's `x-special/mate-copied-files`): `copy` or `cut`,
+    /// then the URIs.
+    public static let copiedFiles = RepresentationFormat("copied files")
+    /// KDE's `application/x-kde-cutselection`: `1` when the files beside it in `text/uri-list` were cut.
+    public static let kdeCutMarker = RepresentationFormat("KDE cut marker")
 }
 
 /// One type name a `ConversionTable` knows: the format its bytes are in and the family it belongs to.

@@ -119,3 +119,100 @@ public enum ChildProcess {
         }
     }
 }
+
+/// What a program run as a filter (`ChildProcess.run`) printed and how it ended.
+public struct FilterResult: Hashable, Sendable {
+    public var status: ExitStatus
+    public var output: [UInt8]
+}
+
+extension ChildProcess {
+    /// Runs `argv` (searched in `$PATH`) with `input` on its standard input and returns what it printed on
+    /// standard output, feeding and reading at once so that neither side waits for the other (a menu
+    /// program may read all its lines before it prints, or print before it reads them all). Its standard
+    /// error and controlling terminal are ours. It is waited for as long as it runs (a menu waits for a
+    /// person). A program that exits without reading all of `input` is not an error — provided the caller
+    /// ignores `SIGPIPE` (`Signals.ignore(.pipe)`, as pb does), so that writing to it fails with `EPIPE`
+    /// instead of killing the caller.
+    ///
+    /// More than `outputLimit` bytes of output stop it (SIGTERM to its PID, then it is reaped) and throw
+    /// `SystemError.limitExceeded`.
+    ///
+    /// The corresponding C functions are `posix_spawnp(3)`, `poll(2)`, `read(2)`, `write(2)` and `waitpid(2)`.
+    public static func run(argv: [String], environment: [String: String]? = nil, input: [UInt8], outputLimit: Int) throws -> FilterResult {
+        let (stdinRead, stdinWrite) = try FileDescriptor.pipe()
+        let stdoutRead: FileDescriptor, stdoutWrite: FileDescriptor
+        do { (stdoutRead, stdoutWrite) = try FileDescriptor.pipe() } catch {
+            try? stdinRead.close(); try? stdinWrite.close()
+            throw error
+        }
+        let pid: Int32
+        do {
+            pid = try spawn(argv: argv, environment: environment, stdin: stdinRead, stdout: stdoutWrite)
+        } catch {
+            for fd in [stdinRead, stdinWrite, stdoutRead, stdoutWrite] { try? fd.close() }
+            throw error
+        }
+        try? stdinRead.close()
+        try? stdoutWrite.close()
+        var writer: FileDescriptor? = stdinWrite
+        defer { try? writer?.close(); try? stdoutRead.close() }
+        var written = 0
+        var output: [UInt8] = []
+        do {
+            try stdinWrite.setNonBlocking(true)
+            try stdoutRead.setNonBlocking(true)
+            if input.isEmpty { try writer?.close(); writer = nil }
+            while true {
+                var requests = [PollRequest(stdoutRead, .readable)]
+                if let writer { requests.append(PollRequest(writer, .writable)) }
+                let ready = try Poller.wait(requests, timeoutMilliseconds: nil)
+                if let fd = writer, ready.count > 1, !ready[1].isEmpty {
+                    do {
+                        written += try fd.writeSome(input, from: written)
+                    } catch Errno.Code.brokenPipe {
+                        written = input.count   // It stopped reading: what it has is all it wants.
+                    }
+                    if written == input.count { try fd.close(); writer = nil }
+                }
+                if !ready[0].isEmpty {
+                    switch try stdoutRead.readAvailable(max: 65536) {
+                    case .data(let bytes):
+                        output += bytes
+                        if output.count > outputLimit {
+                            try? Signals.send(.terminate, to: pid)
+                            _ = try? wait(pid)
+                            throw SystemError.limitExceeded(operation: "the output of \(argv[0])", limit: outputLimit)
+                        }
+                    case .wouldBlock: break
+                    case .endOfFile: return FilterResult(status: try wait(pid), output: output)
+                    }
+                }
+            }
+        } catch let error as SystemError {
+            throw error
+        } catch {
+            // Our side failed (poll, a read): do not leave the program running behind us.
+            try? Signals.send(.terminate, to: pid)
+            _ = try? wait(pid)
+            throw error
+        }
+    }
+
+    /// The path of the executable `name` would run as: `name` itself when it has a `/`, else the first
+    /// executable file of that name in `searchPath` (`$PATH`'s colon-separated directories); nil when none.
+    ///
+    /// The corresponding C function is `access(2)` with `X_OK`.
+    public static func executablePath(_ name: String, searchPath: String?) -> String? {
+        func isExecutable(_ path: String) -> Bool {
+            (try? FileSystem.status(path).kind) == .regular && access(path, X_OK) == 0
+        }
+        guard !name.isEmpty, !name.utf8.contains(0) else { return nil }
+        if name.contains("/") { return isExecutable(name) ? name : nil }
+        for directory in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name
+            if isExecutable(candidate) { return candidate }
+        }
+        return nil
+    }
+}

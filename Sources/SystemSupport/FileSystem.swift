@@ -131,6 +131,49 @@ public enum FileSystem {
         _ = try valueOrErrno("symlink(\(target), \(path))") { symlink(target, path) }
     }
 
+    /// What the symbolic link at `path` points to, as stored.
+    ///
+    /// The corresponding C function is `readlink(2)`.
+    public static func symbolicLinkTarget(_ path: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = try valueOrErrno("readlink(\(path))") { readlink(path, &buffer, buffer.count - 1) }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The absolute path of `path` with every symbolic link, `.` and `..` resolved; it must exist.
+    ///
+    /// The corresponding C function is `realpath(3)`.
+    public static func resolvedPath(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw Errno.current("realpath(\(path))") }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The current working directory.
+    ///
+    /// The corresponding C function is `getcwd(3)`.
+    public static func currentDirectory() throws -> String {
+        guard let directory = getcwd(nil, 0) else { throw Errno.current("getcwd") }
+        defer { free(directory) }
+        return String(cString: directory)
+    }
+
+    /// `path` made absolute against the current directory, with `.` and `..` components and repeated or
+    /// trailing slashes removed as text (symbolic links are not followed: `a/link/..` is `a`, as
+    /// `realpath -s` has it).
+    public static func absolutePath(_ path: String) throws -> String {
+        let full = path.hasPrefix("/") ? path : try currentDirectory() + "/" + path
+        var components: [Substring] = []
+        for component in full.split(separator: "/", omittingEmptySubsequences: true) {
+            switch component {
+            case ".": continue
+            case "..": _ = components.popLast()
+            default: components.append(component)
+            }
+        }
+        return "/" + components.joined(separator: "/")
+    }
+
     /// Renames atomically within one file system.
     ///
     /// The corresponding C function is `rename(2)`.

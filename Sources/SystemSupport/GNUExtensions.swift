@@ -14,7 +14,14 @@ enum GNUExtensions {
     /// `int signalfd(int fd, const sigset_t *mask, int flags)`: signals as a readable fd.
     typealias SignalFD = @convention(c) (Int32, UnsafePointer<sigset_t>?, Int32) -> Int32
 
+    /// `int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)`:
+    /// rename, with `RENAME_NOREPLACE` refusing to replace what is there.
+    typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+
     static let accept4: Accept4 = resolve("accept4", as: Accept4.self)
+    static let renameat2: RenameAt2 = resolve("renameat2", as: RenameAt2.self)
+    /// `RENAME_NOREPLACE` from `<linux/fs.h>`.
+    static let renameNoReplace: UInt32 = 1
     static let pipe2: Pipe2 = resolve("pipe2", as: Pipe2.self)
     static let signalfd: SignalFD = resolve("signalfd", as: SignalFD.self)
 

@@ -12,6 +12,16 @@ public enum ProcessIdentity {
     /// The corresponding C function is `getgid(2)`.
     public static var groupID: UInt32 { UInt32(getgid()) }
 
+    /// The machine's host name (what `file://HOST/` URIs name for this machine).
+    ///
+    /// The corresponding C function is `gethostname(2)`.
+    public static var hostName: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? nil : name
+    }
+
     /// This process's ID.
     ///
     /// The corresponding C function is `getpid(2)`.

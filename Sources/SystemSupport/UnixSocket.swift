@@ -148,6 +148,9 @@ public struct UnixListener: Hashable, Sendable {
     public let path: String
     private let device: UInt64
     private let inode: UInt64
+    /// Whether `close()` removes the socket file: not for a socket a service manager passed, whose file
+    /// is the manager's (it listens on it again once we are gone).
+    public let ownsSocketFile: Bool
 
     /// Listens on `path`.
     ///
@@ -201,6 +204,44 @@ public struct UnixListener: Hashable, Sendable {
         }
         self.fileDescriptor = fd
         self.path = path
+        ownsSocketFile = true
+    }
+
+    /// Takes over a listening socket that was passed to this process (`SocketActivation`): it must be a
+    /// Unix stream socket that listens; it is made non-blocking (and is `O_CLOEXEC` already). `path` is
+    /// the file it is bound to (empty for an unnamed or abstract one). Its file is left in place by
+    /// `close()`.
+    ///
+    /// The corresponding C functions are `getsockopt(2)` (`SO_DOMAIN`, `SO_TYPE`, `SO_ACCEPTCONN`),
+    /// `getsockname(2)` and `fcntl(2)`.
+    public init(adopting fd: FileDescriptor) throws {
+        func option(_ name: Int32, _ what: String) throws -> Int32 {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = try valueOrErrno("getsockopt(\(fd.rawValue), \(what))") { getsockopt(fd.rawValue, SOL_SOCKET, name, &value, &length) }
+            return value
+        }
+        let isSocket = (try? fd.status().kind) == .socket
+        guard isSocket, try option(SO_DOMAIN, "SO_DOMAIN") == AF_UNIX, try option(SO_TYPE, "SO_TYPE") == Int32(SOCK_STREAM.rawValue),
+              try option(SO_ACCEPTCONN, "SO_ACCEPTCONN") == 1 else {
+            throw SystemError.invalidArgument(operation: "descriptor \(fd.rawValue)", reason: "is not a listening Unix stream socket")
+        }
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        _ = try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try valueOrErrno("getsockname(\(fd.rawValue))") { getsockname(fd.rawValue, raw, &length) }
+            }
+        }
+        let pathLength = Int(length) - MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
+        let bytes = withUnsafeBytes(of: address.sun_path) { Array($0.prefix(max(0, pathLength))) }
+        path = bytes.first == 0 ? "" : String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        try fd.setNonBlocking(true)
+        let status = path.isEmpty ? nil : try? FileSystem.status(path, followSymbolicLinks: false)
+        device = status?.device ?? 0
+        inode = status?.inode ?? 0
+        fileDescriptor = fd
+        ownsSocketFile = false
     }
 
     /// Accepts one pending connection: a non-blocking, `O_CLOEXEC` descriptor, or nil when none is
@@ -218,12 +259,13 @@ public struct UnixListener: Hashable, Sendable {
         }
     }
 
-    /// Closes the socket and removes the socket file, unless another process has since replaced it.
+    /// Closes the socket and removes the socket file, unless another process has since replaced it or the
+    /// socket was passed to us (`init(adopting:)`).
     ///
     /// The corresponding C functions are `close(2)` and `unlink(2)`.
     public func close() throws {
         defer {
-            if let status = try? FileSystem.status(path, followSymbolicLinks: false),
+            if ownsSocketFile, let status = try? FileSystem.status(path, followSymbolicLinks: false),
                status.device == device, status.inode == inode {
                 try? FileSystem.removeFile(path)
             }

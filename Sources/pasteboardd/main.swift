@@ -23,6 +23,10 @@ case .success(.checkConfig):
         ProcessIdentity.exit(1)
     }
 case .success(.run(let options)):
+    if options.autostart, case .notNeeded(let reason) = Autostart.verdict(environment: Environment.all) {
+        try? FileDescriptor.standardError.writeAll(Array("pasteboardd: not started: \(reason)\n".utf8))
+        ProcessIdentity.exit(0)
+    }
     let configuration: DaemonConfiguration
     do { configuration = try DaemonConfiguration.load(environment: Environment.all) } catch {
         try? FileDescriptor.standardError.writeAll(Array("pasteboardd: \(error)\n".utf8))

@@ -177,6 +177,8 @@ extension Runner {
                 try daemon.deleteHistoryEntry(index)
             case .clear:
                 try daemon.clearHistory()
+            case .pick(let menu):
+                return try pick(menu, from: daemon)
             }
             return .success
         } catch .notHeld(let why) {
@@ -184,6 +186,41 @@ extension Runner {
         } catch {
             return fail("\(error)")
         }
+    }
+
+    /// `pb history pick`: the entries in a menu program; the one chosen becomes the clipboard again.
+    func pick(_ menu: HistoryMenu.Menu, from daemon: PasteboardDaemon) throws(PasteboardError) -> ExitCode {
+        let entries = try daemon.history()
+        guard !entries.isEmpty else { return fail("the history is empty", .empty) }
+        let environment = Environment.all
+        let display = environment["DISPLAY"].map { !$0.isEmpty } ?? false
+        guard let argv = HistoryMenu.command(
+            for: menu, isInstalled: { ChildProcess.executablePath($0, searchPath: environment["PATH"]) != nil },
+            hasDisplay: display, hasTerminal: ControllingTerminal.isAvailable)
+        else {
+            return fail("no menu program: install rofi or dmenu (with a display) or fzf (in a terminal), or give --menu-command")
+        }
+        let lines = HistoryMenu.lines(entries.map { .init(index: $0.index, time: $0.time, preview: $0.preview) }, now: WallClock.now)
+        let result: FilterResult
+        do {
+            result = try ChildProcess.run(argv: argv, input: Array(lines.map { $0 + "\n" }.joined().utf8),
+                                          outputLimit: HistoryMenu.maximumOutputBytes)
+        } catch SystemError.limitExceeded {
+            return fail("\(argv[0]) printed more than \(HistoryMenu.maximumOutputBytes) bytes; nothing was copied")
+        } catch {
+            return fail("cannot run \(argv[0]): \(error)")
+        }
+        let chosen: Int
+        do {
+            chosen = try HistoryMenu.choice(output: result.output, lines: lines)
+        } catch .nothingChosen {
+            let how = result.status == .exited(0) ? "" : " (\(argv[0]) \(result.status))"
+            return fail("no entry was chosen\(how); the clipboard is unchanged")
+        } catch {
+            return fail("\(error); the clipboard is unchanged")
+        }
+        try daemon.copyHistoryEntry(entries[chosen])
+        return .success
     }
 
     func pause(_ pausing: Bool) -> ExitCode {

@@ -65,6 +65,7 @@ struct Runner {
     /// Pastes the first of the wanted types the pasteboard offers or converts to (text, as UTF-8, by
     /// default), streamed to standard output.
     func paste(_ request: PasteRequest) -> ExitCode {
+        if request.files { return pasteFiles(request) }
         if let index = request.item { return pasteItem(request, index: index) }
         let wanted: [PasteboardType] = request.types.isEmpty ? [.utf8String] : request.types
         let board = board(request.pasteboard, timeoutMilliseconds: request.timeoutMilliseconds)
@@ -113,6 +114,8 @@ struct Runner {
     static let maximumCopyBytes = PasteboardLimits.maximumCopyBytes
 
     func copy(_ request: CopyRequest) -> ExitCode {
+        if !request.files.isEmpty { return copyFiles(request) }
+        if request.osc52 { return copyThroughTerminal(request) }
         var representations: [Representation] = []
         do {
             if request.sources.isEmpty {
@@ -147,6 +150,12 @@ struct Runner {
             let item = try PasteboardItem(representations)
             try board(request.pasteboard).setItems([item], sensitive: request.sensitive, pasteOnce: request.pasteOnce)
             return .success
+        } catch PasteboardError.daemonNotRunning(let why) {
+            // Over SSH: no daemon, no display, but the terminal in front of the user can copy text.
+            if let text = representations.first(where: { $0.type == .utf8PlainText })?.data, terminalTakes(request) {
+                return copyThroughTerminal(text, pasteboard: request.pasteboard)
+            }
+            return fail(why)
         } catch {
             return fail("\(error)")
         }

@@ -395,3 +395,83 @@ final class UsageTests: XCTestCase {
         }
     }
 }
+
+final class HistoryCommandTests: XCTestCase {
+    func testPickTakesAMenuOrACommandAndDefaultsToAuto() throws {
+        XCTAssertEqual(try parse(["history", "pick"]), .history(.pick(.auto)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu", "rofi"]), .history(.pick(.rofi)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu=dmenu"]), .history(.pick(.dmenu)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu", "fzf"]), .history(.pick(.fzf)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu", "auto"]), .history(.pick(.auto)))
+        XCTAssertEqual(try parse(["history", "pick", "--menu-command", "fzf --filter 'two words'"]),
+                       .history(.pick(.command("fzf --filter 'two words'"))))
+        XCTAssertEqual(try parse(["history", "list", "--limit", "3"]), .history(.list(limit: 3, json: false)))
+    }
+
+    func testPickRefusesWhatItCannotUse() {
+        assertUsageError(["history", "pick", "--menu", "wofi"], mentions: ["rofi, dmenu, fzf or auto"])
+        assertUsageError(["history", "pick", "--menu"], mentions: ["needs a value"])
+        assertUsageError(["history", "pick", "--menu-command", "  "], mentions: ["command line"])
+        assertUsageError(["history", "pick", "--menu", "rofi", "--menu-command", "fzf"], mentions: ["one of --menu"])
+        assertUsageError(["history", "pick", "3"], mentions: ["the menu chooses"])
+        assertUsageError(["history", "copy", "1", "--menu", "rofi"], mentions: ["for history pick"])
+        assertUsageError(["history", "choose"], mentions: ["pick"])
+    }
+}
+
+final class FilesCommandTests: XCTestCase {
+    func testCopyFilesTakesPathsAndCutImpliesFiles() throws {
+        guard case .copy(let copy) = try parse(["copy", "--files", "a b.txt", "/tmp/c"]) else { return XCTFail() }
+        XCTAssertEqual(copy.files, ["a b.txt", "/tmp/c"])
+        XCTAssertFalse(copy.cut)
+        XCTAssertNil(copy.text, "the operands are paths, not text")
+        guard case .copy(let cut) = try parse(["copy", "-p", "--cut", "--", "-dash"]) else { return XCTFail() }
+        XCTAssertEqual(cut.files, ["-dash"])
+        XCTAssertTrue(cut.cut)
+        XCTAssertEqual(cut.pasteboard, .primary)
+    }
+
+    func testCopyFilesRefusesWhatItCannotUse() {
+        assertUsageError(["copy", "--files"], mentions: ["needs the paths"])
+        assertUsageError(["copy", "--cut"], mentions: ["needs the paths"])
+        assertUsageError(["copy", "--files", "-t", "html", "a"], mentions: ["takes no -t"])
+        assertUsageError(["copy", "--files", "-n", "a"], mentions: ["no standard input"])
+    }
+
+    func testPasteFilesTakesADirectoryAndForce() throws {
+        guard case .paste(let here) = try parse(["paste", "--files"]) else { return XCTFail() }
+        XCTAssertTrue(here.files)
+        XCTAssertNil(here.filesDirectory, "the current directory")
+        XCTAssertFalse(here.force)
+        guard case .paste(let there) = try parse(["paste", "--files", "--force", "/tmp/dest"]) else { return XCTFail() }
+        XCTAssertEqual(there.filesDirectory, "/tmp/dest")
+        XCTAssertTrue(there.force)
+    }
+
+    func testPasteFilesRefusesWhatItCannotUse() {
+        assertUsageError(["paste", "--files", "a", "b"], mentions: ["one directory"])
+        assertUsageError(["paste", "--files", "-t", "html"], mentions: ["no -t"])
+        assertUsageError(["paste", "--files", "--item", "0"], mentions: ["--item"])
+        assertUsageError(["paste", "--force"], mentions: ["--force is for --files"])
+        assertUsageError(["paste", "somewhere"], mentions: ["unexpected argument"])
+    }
+}
+
+final class TerminalCopyCommandTests: XCTestCase {
+    func testOSC52CopiesTextToClipboardOrPrimary() throws {
+        guard case .copy(let copy) = try parse(["copy", "--osc52", "-n", "some", "text"]) else { return XCTFail() }
+        XCTAssertTrue(copy.osc52)
+        XCTAssertEqual(copy.text, "some text")
+        XCTAssertTrue(copy.trimNewline)
+        guard case .copy(let primary) = try parse(["copy", "--osc52", "-p"]) else { return XCTFail() }
+        XCTAssertEqual(primary.pasteboard, .primary)
+    }
+
+    func testOSC52RefusesWhatATerminalCannotCopy() {
+        assertUsageError(["copy", "--osc52", "-t", "html"], mentions: ["text only"])
+        assertUsageError(["copy", "--osc52", "--files", "a"], mentions: ["text only"])
+        assertUsageError(["copy", "--osc52", "-P", "_MINE"], mentions: ["CLIPBOARD or PRIMARY"])
+        assertUsageError(["copy", "--osc52", "--sensitive"], mentions: ["the terminal copies"])
+        assertUsageError(["copy", "--osc52", "--paste-once"], mentions: ["the terminal copies"])
+    }
+}

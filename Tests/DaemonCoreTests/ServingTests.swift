@@ -160,4 +160,48 @@ final class ServingTests: XCTestCase {
         XCTAssertFalse(h.daemonOwns())
         XCTAssertEqual(h.count(), count + 1, "the clear is one change")
     }
+
+    // MARK: - Files
+
+    func testADolphinCutTakenOverPastesInNautilusAsACutAndTheOtherWayRound() throws {
+        let h = try Harness()
+        // Dolphin cuts two files (Qt offers the URI list and KIO's marker), then quits.
+        let dolphin = h.owner([("text/uri-list", Array("file:///home/me/a%20b.txt\r\nfile:///home/me/c\r\n".utf8)),
+                               ("application/x-kde-cutselection", Array("1".utf8))])
+        dolphin.own()
+        h.settle()
+        XCTAssertEqual(dolphin.requested, ["TARGETS", "text/uri-list", "application/x-kde-cutselection"])
+        dolphin.exit()
+        h.settle()
+        h.advance(by: ClipboardManager.takeoverGuard)
+        XCTAssertTrue(h.daemonOwns())
+        let targets = h.targets()
+        for name in ["text/uri-list", "application/x-kde-cutselection", "x-special/gnome-copied-files", "x-special/mate-copied-files", "UTF8_STRING"] {
+            XCTAssertTrue(targets.contains(name), "\(name) in \(targets)")
+        }
+        XCTAssertEqual(h.paste("x-special/gnome-copied-files").text, "cut\nfile:///home/me/a%20b.txt\nfile:///home/me/c",
+                       "Nautilus moves them, as Dolphin would have")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "/home/me/a b.txt\n/home/me/c")
+        XCTAssertFalse(targets.contains("text/html"), "paths are not a document")
+
+        // Thunar copies one file: Dolphin gets its URI list and a marker that says copy.
+        let thunar = h.owner([("x-special/gnome-copied-files", Array("copy\nfile:///tmp/d".utf8))])
+        thunar.own()
+        h.settle()
+        thunar.exit()
+        h.settle()
+        h.advance(by: ClipboardManager.takeoverGuard)
+        XCTAssertEqual(h.paste("text/uri-list").text, "file:///tmp/d\r\n")
+        XCTAssertEqual(h.paste("application/x-kde-cutselection").text, "0")
+    }
+
+    func testABrokenFileListIsRefusedAndTheLogSaysWhyWithoutTheNames() throws {
+        let h = try Harness()
+        try h.copy([(.gnomeCopiedFiles, "copy\nfile:///home/me/secret plan.txt")])
+        XCTAssertEqual(h.paste("x-special/gnome-copied-files").text, "copy\nfile:///home/me/secret plan.txt", "the bytes as given")
+        XCTAssertEqual(h.paste("text/uri-list").result.map { $0 == nil }, true, "refused, never a broken list")
+        XCTAssertTrue(h.log.contains { $0.contains("could not derive text/uri-list") && $0.contains("URI 1 contains a space") }, "\(h.log)")
+        XCTAssertFalse(h.log.contains { $0.contains("secret plan") }, "no file name in the log")
+    }
 }
+

@@ -39,6 +39,11 @@ class DesktopTestCase: XCTestCase {
     /// Runs pb and asserts it succeeded.
     @discardableResult
     func pb(_ arguments: String..., input: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
+        try pb(arguments, input: input, file: file, line: line)
+    }
+
+    @discardableResult
+    func pb(_ arguments: [String], input: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
         let result = try desktop.runner.run(desktop.pb, arguments, input: input)
         XCTAssertEqual(result.status, 0, "pb \(arguments.joined(separator: " ")): \(result.stderr)", file: file, line: line)
         return result
@@ -87,6 +92,20 @@ class DesktopTestCase: XCTestCase {
         return process
     }
 
+    /// The path of a tool a test drives. Missing, it fails the test in CI (`make test` installs `package`)
+    /// and skips it elsewhere, through the skip log.
+    func requireTool(_ tool: String, package: String) throws -> String {
+        if let path = Tools.path(of: tool) { return path }
+        if Tools.isCI { throw FixtureError("\(tool) is not installed: `make test` must install \(package)") }
+        throw XCTSkip(SkipLog.record(name, "\(tool) is not installed (Debian package \(package); `make test` installs it)"))
+    }
+
+    /// Starts pb with `arguments` in the background, its output collected; `environment` replaces the
+    /// desktop's. Wait for it with `finish(_:)`.
+    func startPB(_ arguments: [String], environment: [String: String]? = nil) throws -> BackgroundRun {
+        try BackgroundRun(desktop.pb, arguments, environment: environment ?? desktop.environment)
+    }
+
     func stop(_ process: Process) {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
@@ -96,3 +115,43 @@ class DesktopTestCase: XCTestCase {
 extension Array where Element == UInt8 {
     init(_ string: String) { self = Array(string.utf8) }
 }
+
+/// A program started in the background with its standard output and error collected to files (so it never
+/// blocks on a full pipe), waited for with a timeout and stopped by its PID if it overruns.
+final class BackgroundRun {
+    let process = Process()
+    private let outputPath: String
+    private let errorPath: String
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+        let base = NSTemporaryDirectory() + "pb-run-" + UUID().uuidString
+        outputPath = base + ".out"
+        errorPath = base + ".err"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        try process.run()
+    }
+
+    /// Waits at most `timeout` seconds for it to exit (then SIGKILL to its PID) and returns what it did.
+    func finish(timeout: Double = 30) -> RunResult {
+        let process = self.process
+        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        process.waitUntilExit()
+        killer.cancel()
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
+        let status = process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+        return RunResult(status: status, stdout: Array((try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()),
+                         stderr: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    }
+}
+

@@ -3,7 +3,8 @@ import TestSupport
 import XCTest
 
 /// `make install`, `make uninstall` and `make deb` from this checkout into temporary directories: the
-/// exact file list, the pbcopy/pbpaste links, the systemd user unit (`systemd-analyze --user verify`),
+/// exact file list, the pbcopy/pbpaste links, the systemd user units (`systemd-analyze --user verify`), the
+/// XDG autostart entry (`desktop-file-validate`),
 /// the man pages, and the Debian package's contents and dependencies. No X needed.
 ///
 /// The programs come from the release build in `.build/release` when there is one (or from
@@ -15,12 +16,13 @@ final class InstallTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// Every file `make install` puts under PREFIX, for a prefix outside $HOME (the unit then goes to
-    /// lib/systemd/user; for one inside, to share/systemd/user).
-    static func expectedFiles(unitDirectory: String = "lib/systemd/user") -> Set<String> {
-        [
+    /// Every file `make install` puts under PREFIX, for a prefix outside $HOME (the units then go to
+    /// lib/systemd/user and the autostart entry to etc/xdg/autostart; for one inside, to share/systemd/user
+    /// and ~/.config/autostart, outside the prefix: `autostartDirectory` nil).
+    static func expectedFiles(unitDirectory: String = "lib/systemd/user", autostartDirectory: String? = "etc/xdg/autostart") -> Set<String> {
+        Set(autostartDirectory.map { [$0 + "/pasteboardd.desktop"] } ?? []).union([
             "bin/pasteboardd", "bin/pb", "bin/pbcopy", "bin/pbpaste",
-            unitDirectory + "/pasteboardd.service",
+            unitDirectory + "/pasteboardd.service", unitDirectory + "/pasteboardd.socket",
             "share/man/man1/pb.1", "share/man/man1/pbcopy.1", "share/man/man1/pbpaste.1",
             "share/man/man1/pasteboardd.1", "share/man/man5/pasteboardd.conf.5",
             "share/bash-completion/completions/pb", "share/bash-completion/completions/pbcopy",
@@ -28,7 +30,7 @@ final class InstallTests: XCTestCase {
             "share/zsh/site-functions/_pb",
             "share/fish/vendor_completions.d/pb.fish", "share/fish/vendor_completions.d/pbcopy.fish",
             "share/fish/vendor_completions.d/pbpaste.fish",
-        ]
+        ])
     }
 
     /// The symbolic links among them and their targets.
@@ -74,6 +76,8 @@ final class InstallTests: XCTestCase {
         let unit = try String(contentsOfFile: prefix + "/lib/systemd/user/pasteboardd.service", encoding: .utf8)
         XCTAssertTrue(unit.contains("\nExecStart=\(prefix)/bin/pasteboardd\n"), unit)
         XCTAssertFalse(unit.contains("@BINDIR@"))
+        let entry = try String(contentsOfFile: prefix + "/etc/xdg/autostart/pasteboardd.desktop", encoding: .utf8)
+        XCTAssertTrue(entry.contains("\nExec=\(prefix)/bin/pasteboardd --autostart\n"), entry)
         for page in Self.manPages {
             let text = try String(contentsOfFile: prefix + "/share/man/man\(page.suffix(1))/" + page, encoding: .utf8)
             XCTAssertTrue(text.contains("\"pasteboard \(version)\""), page)
@@ -92,8 +96,9 @@ final class InstallTests: XCTestCase {
         // PREFIX=~/.local, with ~ unexpanded as make gets it when quoted, under a scratch $HOME.
         let home = try temporaryDirectory("home")
         try make("install", "PREFIX=~/.local", environment: ["HOME": home])
-        let expected = Self.expectedFiles(unitDirectory: "share/systemd/user")
+        let expected = Self.expectedFiles(unitDirectory: "share/systemd/user", autostartDirectory: nil)
         XCTAssertEqual(try files(under: home + "/.local"), expected)
+        XCTAssertEqual(try files(under: home + "/.config"), ["autostart/pasteboardd.desktop"], "where sessions look for a user's entries")
         let unit = try String(contentsOfFile: home + "/.local/share/systemd/user/pasteboardd.service", encoding: .utf8)
         XCTAssertTrue(unit.contains("\nExecStart=\(home)/.local/bin/pasteboardd\n"), unit)
         try make("uninstall", "PREFIX=~/.local", environment: ["HOME": home])
@@ -103,7 +108,8 @@ final class InstallTests: XCTestCase {
     func testDestDirStagesWithTheFinalPaths() throws {
         let stage = try temporaryDirectory("stage")
         try make("install", "PREFIX=/usr", "DESTDIR=\(stage)")
-        XCTAssertEqual(try files(under: stage + "/usr"), Self.expectedFiles())
+        XCTAssertEqual(try files(under: stage + "/usr"), Self.expectedFiles(autostartDirectory: nil))
+        XCTAssertEqual(try files(under: stage + "/etc"), ["xdg/autostart/pasteboardd.desktop"], "sysconfdir is /etc for /usr")
         let unit = try String(contentsOfFile: stage + "/usr/lib/systemd/user/pasteboardd.service", encoding: .utf8)
         XCTAssertTrue(unit.contains("\nExecStart=/usr/bin/pasteboardd\n"), unit)
         try make("uninstall", "PREFIX=/usr", "DESTDIR=\(stage)")
@@ -126,21 +132,41 @@ final class InstallTests: XCTestCase {
         environment["XDG_RUNTIME_DIR"] = runtime
         environment["MANPATH"] = prefix + "/share/man"
         let unit = prefix + "/lib/systemd/user/pasteboardd.service"
-        let verify = try Runner(environment: environment).run(analyze, ["--user", "verify", unit], timeout: 120)
+        let socket = prefix + "/lib/systemd/user/pasteboardd.socket"
+        let verify = try Runner(environment: environment).run(analyze, ["--user", "verify", unit, socket], timeout: 120)
         XCTAssertEqual(verify.status, 0, verify.stderr)
         // verify exits 0 on unknown keys and unparsable values but warns: no output at all is the pass.
         XCTAssertEqual(verify.text + verify.stderr, "")
+        let socketText = try String(contentsOfFile: socket, encoding: .utf8)
+        for line in ["ListenStream=%t/pasteboard/control.sock", "SocketMode=0600", "DirectoryMode=0700", "WantedBy=sockets.target"] {
+            XCTAssertTrue(socketText.split(separator: "\n").contains(Substring(line)), line)
+        }
 
         let text = try String(contentsOfFile: unit, encoding: .utf8)
         for line in ["Type=notify", "Restart=on-failure", "RestartSec=1", "PartOf=graphical-session.target",
                      "After=graphical-session.target", "WantedBy=graphical-session.target", "PrivateTmp=no",
-                     "NoNewPrivileges=yes"] {
+                     "NoNewPrivileges=yes", "Also=pasteboardd.socket"] {
             XCTAssertTrue(text.split(separator: "\n").contains(Substring(line)), line)
         }
         // The X socket is /tmp/.X11-unix: nothing may hide /tmp or the home directory.
         for hiding in ["PrivateTmp=yes", "ProtectHome=", "ProtectSystem=", "PrivateNetwork=", "TemporaryFileSystem="] {
             XCTAssertFalse(text.contains("\n" + hiding), hiding)
         }
+    }
+
+    /// The XDG autostart entry passes `desktop-file-validate` and runs `pasteboardd --autostart`, which
+    /// starts nothing when pasteboardd is already served (ActivationTests runs it against real listeners).
+    func testInstalledAutostartEntryIsValid() throws {
+        let validate = try requireTool("desktop-file-validate", package: "desktop-file-utils")
+        let prefix = try temporaryDirectory("autostart")
+        try make("install", "PREFIX=\(prefix)")
+        let entry = prefix + "/etc/xdg/autostart/pasteboardd.desktop"
+        let result = try Runner(environment: ProcessInfo.processInfo.environment).run(validate, [entry])
+        XCTAssertEqual(result.status, 0, result.text + result.stderr)
+        XCTAssertEqual(result.text + result.stderr, "", "no warning either")
+        let text = try String(contentsOfFile: entry, encoding: .utf8)
+        XCTAssertTrue(text.contains("\nExec=\(prefix)/bin/pasteboardd --autostart\n"), text)
+        XCTAssertTrue(text.contains("\nNoDisplay=true\n"), "not an application to show in menus")
     }
 
     // MARK: - man pages
@@ -163,7 +189,7 @@ final class InstallTests: XCTestCase {
         }
         let runner = Runner(environment: ProcessInfo.processInfo.environment)
         let page = try String(contentsOfFile: Self.root + "/man/pb.1", encoding: .utf8)
-        for command in ["copy", "paste", "types", "count", "clear", "convert", "status", "help"] {
+        for command in ["copy", "paste", "types", "count", "clear", "convert", "status", "history", "help"] {
             XCTAssertTrue(page.contains("\n.B \(command)\n") || page.contains("\n.BR \(command) "), "pb.1 lacks \(command)")
             let help = try runner.run(pb, [command, "--help"]).text
             for option in Self.options(in: help) {
@@ -205,12 +231,16 @@ final class InstallTests: XCTestCase {
         for line in listing.text.split(separator: "\n") where !line.hasPrefix("d") {
             let name = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).joined(separator: " ")
             let parts = name.components(separatedBy: " -> ")
-            let path = String(parts[0].dropFirst("./usr/".count))
+            // ./usr/bin/pb → bin/pb (relative to PREFIX=/usr); ./etc/xdg/… stays etc/xdg/… (sysconfdir /etc).
+            var path = String(parts[0].dropFirst("./".count))
+            if path.hasPrefix("usr/") { path = String(path.dropFirst("usr/".count)) }
             entries.insert(path)
             if parts.count == 2 { links[path] = parts[1] }
         }
         let expected = Set(Self.expectedFiles().map { $0.hasPrefix("share/man/") ? $0 + ".gz" : $0 })
         XCTAssertEqual(entries, expected)
+        let conffiles = try runner.run(dpkgDeb, ["-I", deb, "conffiles"])
+        XCTAssertEqual(conffiles.text, "/etc/xdg/autostart/pasteboardd.desktop\n", "a file in /etc is a conffile, as Debian wants")
         XCTAssertEqual(links, Self.expectedLinks)
         XCTAssertTrue(listing.text.contains("root/root"), "--root-owner-group")
         XCTAssertFalse(listing.text.split(separator: "\n").contains { !$0.contains(" root/root ") })
@@ -253,10 +283,16 @@ final class InstallTests: XCTestCase {
         let dpkg = ["--root=\(root)", "--force-depends", "--force-not-root", "--force-script-chrootless"]
         let install = try runner.run("dpkg", dpkg + ["-i", deb], timeout: 120)
         XCTAssertEqual(install.status, 0, install.stderr)
-        XCTAssertEqual(try files(under: root + "/usr"), expected)
+        let inEtc = expected.filter { $0.hasPrefix("etc/") }
+        XCTAssertEqual(try files(under: root + "/usr"), expected.subtracting(inEtc))
+        XCTAssertEqual(Set(try files(under: root + "/etc").map { "etc/" + $0 }), inEtc)
         let remove = try runner.run("dpkg", dpkg + ["-r", "pasteboard"], timeout: 120)
         XCTAssertEqual(remove.status, 0, remove.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/usr"), "dpkg -r leaves nothing of ours")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/etc/xdg/autostart/pasteboardd.desktop"), "a conffile stays until purged")
+        let purge = try runner.run("dpkg", dpkg + ["-P", "pasteboard"], timeout: 120)
+        XCTAssertEqual(purge.status, 0, purge.stderr)
+        XCTAssertEqual(try files(under: root + "/etc"), [], "dpkg -P leaves nothing of ours")
     }
 
     // MARK: - Helpers

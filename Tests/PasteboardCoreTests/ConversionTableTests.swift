@@ -201,6 +201,80 @@ final class ConversionTableTests: XCTestCase {
         XCTAssertEqual(string?.data, Array("é?".utf8))
     }
 
+    // MARK: - Files
+
+    let gnomeCut = Array("cut\nfile:///tmp/a%20b\nfile:///tmp/c".utf8)
+    let kdeList = Array("file:///tmp/a%20b\r\nfile:///tmp/c\r\n".utf8)
+
+    func run(_ wanted: PasteboardType, _ offered: [(PasteboardType, [UInt8])]) throws -> String {
+        let plan = try XCTUnwrap(plan(wanted, offered.map(\.0)), "\(wanted) from \(offered.map(\.0))")
+        var services = ConversionServices()
+        for companion in plan.companions { services.companions[companion] = offered.first { $0.0 == companion }?.1 }
+        let source = try XCTUnwrap(offered.first { $0.0 == plan.source }?.1)
+        return String(decoding: try plan.run(source, services: services).data, as: UTF8.self)
+    }
+
+    func testAGnomeCutGivesKDEItsURIListAndCutMarker() throws {
+        XCTAssertEqual(try run(.uriList, [(.gnomeCopiedFiles, gnomeCut)]), "file:///tmp/a%20b\r\nfile:///tmp/c\r\n")
+        XCTAssertEqual(try run(.kdeCutSelection, [(.gnomeCopiedFiles, gnomeCut)]), "1")
+        XCTAssertEqual(try run(.kdeCutSelection, [(.mateCopiedFiles, Array("copy\nfile:///tmp/a".utf8))]), "0", "Caja's copy")
+        XCTAssertEqual(plan(.mateCopiedFiles, [.gnomeCopiedFiles])?.isIdentity, true, "Caja's name for the same bytes")
+    }
+
+    func testAKDECopyOrCutGivesGnomeItsListWithTheRightAction() throws {
+        XCTAssertEqual(try run(.gnomeCopiedFiles, [(.uriList, kdeList)]), "copy\nfile:///tmp/a%20b\nfile:///tmp/c")
+        let cut = try XCTUnwrap(plan(.gnomeCopiedFiles, [.uriList, .kdeCutSelection]))
+        XCTAssertEqual(cut.source, .uriList)
+        XCTAssertEqual(cut.companions, [.kdeCutSelection], "the marker beside the list is read with it")
+        XCTAssertEqual(try run(.gnomeCopiedFiles, [(.uriList, kdeList), (.kdeCutSelection, Array("1".utf8))]),
+                       "cut\nfile:///tmp/a%20b\nfile:///tmp/c")
+        XCTAssertEqual(try run(.gnomeCopiedFiles, [(.uriList, kdeList), (.kdeCutSelection, Array("0".utf8))]),
+                       "copy\nfile:///tmp/a%20b\nfile:///tmp/c")
+        XCTAssertEqual(plan(.gnomeCopiedFiles, [.uriList])?.companions, [], "no marker offered: nothing more to read")
+    }
+
+    func testFilesAreListedWithEveryFileFormatAndTheirPathsAsText() throws {
+        let listed = table.advertisedTypes(for: [.uriList, .kdeCutSelection])
+        XCTAssertEqual(Array(listed.prefix(4)), [.uriList, .gnomeCopiedFiles, .mateCopiedFiles, .kdeCutSelection])
+        for type in table.members(of: .plainText) { XCTAssertTrue(listed.contains(type), "\(type)") }
+        XCTAssertEqual(try run(.utf8String, [(.gnomeCopiedFiles, gnomeCut)]), "/tmp/a b\n/tmp/c")
+        XCTAssertEqual(plan(.utf8String, [.gnomeCopiedFiles, .uriList])?.source, .uriList, "one lossy step rather than two")
+        // Paths are not a document: no RTF, HTML or RTFD is invented from them, listed or asked for by name.
+        for rich in table.members(of: .richText) { XCTAssertNil(plan(rich, [.uriList]), "\(rich)") }
+    }
+
+    func testTextNeverBecomesFiles() {
+        for type in table.members(of: .files) {
+            XCTAssertNil(plan(type, [.utf8String]), "a copied path would paste as the file itself in a file manager")
+            XCTAssertNil(plan(type, [.html]))
+        }
+    }
+
+    func testABrokenFileListFailsItsConversionWithTheRuleItBroke() throws {
+        let plan = try XCTUnwrap(plan(.uriList, [.gnomeCopiedFiles]))
+        XCTAssertThrowsError(try plan.run(Array("copy\nfile:///tmp/a b".utf8), services: ConversionServices())) { error in
+            XCTAssertEqual("\(error)", "cannot convert copied files to URI list: URI 1 contains a space or a control character")
+        }
+    }
+
+    func testReadFetchesTheCompanionOfTheSourceItReads() throws {
+        var asked: [PasteboardType] = []
+        let offered: [PasteboardType: [UInt8]] = [.uriList: kdeList, .kdeCutSelection: Array("1".utf8)]
+        let made = try table.read(.gnomeCopiedFiles, offered: [.uriList, .kdeCutSelection], services: ConversionServices(),
+                                  asUTF8Text: true) { source -> Result<Representation?, Never> in
+            asked.append(source)
+            return .success(offered[source].map { Representation(type: source, data: $0) })
+        }
+        XCTAssertEqual(asked, [.uriList, .kdeCutSelection])
+        XCTAssertEqual(made.map { String(decoding: $0.data, as: UTF8.self) }, "cut\nfile:///tmp/a%20b\nfile:///tmp/c")
+        // A marker the owner refuses, or answers with another type, is no marker: a copy.
+        let refused = try table.read(.gnomeCopiedFiles, offered: [.uriList, .kdeCutSelection], services: ConversionServices(),
+                                     asUTF8Text: true) { source -> Result<Representation?, Never> in
+            source == .uriList ? .success(Representation(type: source, data: self.kdeList)) : .success(Representation(type: .utf8String, data: Array("1".utf8)))
+        }
+        XCTAssertEqual(refused.map { String(decoding: $0.data, as: UTF8.self).hasPrefix("copy\n") }, true)
+    }
+
     // MARK: - A new family is rows and converters
 
     func testANewFamilySlotsInAsRowsAndConverters() throws {

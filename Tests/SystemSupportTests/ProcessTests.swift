@@ -110,4 +110,48 @@ final class OpenFileLimitTests: XCTestCase {
         XCTAssertEqual(try OpenFileLimit.current().soft, hard)
         XCTAssertEqual(try OpenFileLimit.raiseToHardLimit(), hard, "raising again changes nothing")
     }
+
 }
+
+/// Programs run as filters: input fed and output read at once, output bounded; programs found on a path.
+final class FilterProcessTests: XCTestCase {
+    override func setUpWithError() throws {
+        try Signals.ignore(.pipe)   // as pb does: a filter that stops reading gives our write EPIPE
+    }
+
+
+    func testAFilterGetsItsInputAndGivesItsOutputWhateverTheirSizes() throws {
+        // 1 MiB each way: more than a pipe holds, so feeding and reading must go on at once.
+        let lines = Array(String(repeating: "0123456789abcde\n", count: 65536).utf8)
+        let result = try ChildProcess.run(argv: ["cat"], input: lines, outputLimit: 2 << 20)
+        XCTAssertEqual(result.status, .exited(0))
+        XCTAssertEqual(result.output, lines)
+    }
+
+    func testAFilterThatStopsReadingEarlyIsNoError() throws {
+        let input = Array(String(repeating: "line\n", count: 200_000).utf8)
+        let result = try ChildProcess.run(argv: ["sh", "-c", "head -n 1"], input: input, outputLimit: 100)
+        XCTAssertEqual(result.output, Array("line\n".utf8))
+        XCTAssertEqual(result.status, .exited(0))
+        XCTAssertEqual(try ChildProcess.run(argv: ["sh", "-c", "exit 7"], input: [], outputLimit: 10).status, .exited(7))
+    }
+
+    func testAFilterPrintingMoreThanTheLimitIsStoppedAndReported() throws {
+        let started = SystemClock().now()
+        XCTAssertThrowsError(try ChildProcess.run(argv: ["sh", "-c", "while :; do echo flood; done"], input: [], outputLimit: 4096)) { error in
+            XCTAssertEqual(error as? SystemError, .limitExceeded(operation: "the output of sh", limit: 4096))
+        }
+        XCTAssertLessThan(SystemClock().now() - started, .seconds(10), "stopped by its PID, not waited for")
+        XCTAssertThrowsError(try ChildProcess.run(argv: ["pb-no-such-program-\(ProcessIdentity.processID)"], input: [], outputLimit: 10))
+    }
+
+    func testExecutablesAreFoundOnTheSearchPath() throws {
+        XCTAssertEqual(ChildProcess.executablePath("sh", searchPath: "/nonexistent:/bin"), "/bin/sh")
+        XCTAssertNil(ChildProcess.executablePath("sh", searchPath: "/nonexistent"))
+        XCTAssertNil(ChildProcess.executablePath("passwd", searchPath: "/etc"), "a file that is not executable")
+        XCTAssertNil(ChildProcess.executablePath("bin", searchPath: "/"), "a directory")
+        XCTAssertEqual(ChildProcess.executablePath("/bin/sh", searchPath: ""), "/bin/sh")
+        XCTAssertNil(ChildProcess.executablePath("", searchPath: "/bin"))
+    }
+}
+

@@ -7,6 +7,12 @@ public struct RunResult: Sendable {
     public var stdout: [UInt8]
     public var stderr: String
     public var text: String { String(decoding: stdout, as: UTF8.self) }
+
+    public init(status: Int32, stdout: [UInt8], stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs programs for tests with a given environment, feeding standard input and collecting output.

@@ -1,6 +1,15 @@
 #!/usr/bin/python3
-"""Reads the clipboard the way desktop toolkits do, for the tests: GTK 3 (PyGObject), Qt 5 (PyQt5)
-and Tk. Prints JSON. usage: toolkits.py gtk|qt|tk [SELECTION]"""
+"""Reads and writes the clipboard the way desktop toolkits do, for the tests: GTK 3 (PyGObject), Qt 5
+(PyQt5) and Tk. Readers print JSON. usage:
+  toolkits.py gtk|qt|tk [SELECTION]      text and HTML
+  toolkits.py gtk-own SELECTION TEXT     own SELECTION with TEXT through GTK
+  toolkits.py gtk-files                  the files on CLIPBOARD, as GTK apps read them
+  toolkits.py qt-files                   the files on CLIPBOARD, as Qt and KDE apps read them
+  toolkits.py gtk-own-files copy|cut PATH...   own CLIPBOARD with x-special/gnome-copied-files only,
+                                         Nautilus's own format (through GtkSelection)
+  toolkits.py qt-own-files copy|cut PATH...    own CLIPBOARD with URLs (QMimeData.setUrls) and, for a
+                                         cut, KIO's application/x-kde-cutselection, as Dolphin does
+Owners print "ready" once they own the selection and serve until stopped by their PID."""
 import json
 import sys
 
@@ -58,3 +67,63 @@ def gtk_own(selection, text):
 
 if __name__ == "__main__" and sys.argv[1] == "gtk-own":
     gtk_own(*sys.argv[2:])
+
+
+def gtk_files():
+    """What a GTK application gets: wait_for_uris (text/uri-list, parsed by GTK), the paths GIO makes of
+    them, and x-special/gnome-copied-files as Nautilus reads it."""
+    import gi
+    gi.require_version("Gtk", "3.0")
+    gi.require_version("Gdk", "3.0")
+    from gi.repository import Gdk, Gio, Gtk
+    clipboard = Gtk.Clipboard.get(Gdk.Atom.intern("CLIPBOARD", False))
+    uris = clipboard.wait_for_uris() or []
+    copied = clipboard.wait_for_contents(Gdk.Atom.intern("x-special/gnome-copied-files", False))
+    print(json.dumps({"uris": list(uris), "paths": [Gio.File.new_for_uri(u).get_path() for u in uris],
+                      "copied": copied.get_data().decode("utf-8") if copied and copied.get_length() >= 0 else None}))
+
+
+def qt_files():
+    """What a Qt (and KDE) application gets: QMimeData.urls() as local files, and KIO's cut marker."""
+    from PyQt5.QtWidgets import QApplication
+    app = QApplication(["toolkits", "-platform", "xcb"])
+    data = app.clipboard().mimeData()
+    cut = bytes(data.data("application/x-kde-cutselection")).decode("latin-1") if data.hasFormat("application/x-kde-cutselection") else None
+    print(json.dumps({"formats": list(data.formats()), "urls": [u.toString(u.FullyEncoded) for u in data.urls()],
+                      "paths": [u.toLocalFile() for u in data.urls()], "cut": cut}))
+
+
+def gtk_own_files(action, *paths):
+    import gi
+    gi.require_version("Gtk", "3.0")
+    gi.require_version("Gdk", "3.0")
+    from gi.repository import Gdk, Gio, GLib, Gtk
+    payload = "\n".join([action] + [Gio.File.new_for_path(p).get_uri() for p in paths]).encode("utf-8")
+    clipboard, target = Gdk.Atom.intern("CLIPBOARD", False), Gdk.Atom.intern("x-special/gnome-copied-files", False)
+    # gtk_clipboard_set_with_data (what Nautilus calls) is not introspectable; it is built on GtkSelection,
+    # which is: a widget owns the selection, lists the target and answers "selection-get".
+    owner = Gtk.Invisible()
+    Gtk.selection_add_target(owner, clipboard, target, 0)
+    owner.connect("selection-get", lambda widget, selection, info, time: selection.set(target, 8, payload))
+    if not Gtk.selection_owner_set(owner, clipboard, Gdk.CURRENT_TIME):
+        raise SystemExit("could not own CLIPBOARD")
+    GLib.idle_add(lambda: print("ready", flush=True) and False)
+    Gtk.main()
+
+
+def qt_own_files(action, *paths):
+    from PyQt5.QtCore import QMimeData, QTimer, QUrl
+    from PyQt5.QtWidgets import QApplication
+    app = QApplication(["toolkits", "-platform", "xcb"])
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(p) for p in paths])
+    if action == "cut":
+        data.setData("application/x-kde-cutselection", b"1")
+    app.clipboard().setMimeData(data)
+    QTimer.singleShot(0, lambda: print("ready", flush=True))
+    app.exec_()
+
+
+if __name__ == "__main__" and sys.argv[1] in ("gtk-files", "qt-files", "gtk-own-files", "qt-own-files"):
+    {"gtk-files": gtk_files, "qt-files": qt_files, "gtk-own-files": gtk_own_files,
+     "qt-own-files": qt_own_files}[sys.argv[1]](*sys.argv[2:])
