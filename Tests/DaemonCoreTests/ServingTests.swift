@@ -173,7 +173,7 @@ final class ServingTests: XCTestCase {
         XCTAssertEqual(dolphin.requested, ["TARGETS", "text/uri-list", "application/x-kde-cutselection"])
         dolphin.exit()
         h.settle()
-        h.advance(by: ClipboardManager.takeoverGuard)
+        h.advance(by: .zero)
         XCTAssertTrue(h.daemonOwns())
         let targets = h.targets()
         for name in ["text/uri-list", "application/x-kde-cutselection", "x-special/gnome-copied-files", "x-special/mate-copied-files", "UTF8_STRING"] {
@@ -190,7 +190,7 @@ final class ServingTests: XCTestCase {
         h.settle()
         thunar.exit()
         h.settle()
-        h.advance(by: ClipboardManager.takeoverGuard)
+        h.advance(by: .zero)
         XCTAssertEqual(h.paste("text/uri-list").text, "file:///tmp/d\r\n")
         XCTAssertEqual(h.paste("application/x-kde-cutselection").text, "0")
     }
