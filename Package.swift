@@ -30,6 +30,18 @@ let package = Package(
         .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
         /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
         .target(name: "SystemSupport"),
+        /// libspng (PNG) as a system library.
+        .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        /// libjpeg-turbo's TurboJPEG API as a system library.
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        /// libwebp as a system library.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        /// libtiff as a system library.
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        /// giflib as a system library.
+        .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        /// The only Swift target that calls the image libraries: `SystemImageCodec`, decoding and encoding through them.
+        .target(name: "ImageCodecs", dependencies: ["CSpng", "CTurboJPEG", "CWebP", "CTIFF", "CGIF", "Images", "SystemSupport"]),
 
         // MARK: - Pure core (no Glibc, no X)
 
@@ -38,7 +50,10 @@ let package = Package(
         /// The control socket's framing and messages, versioned and binary-safe.
         .target(name: "ControlProtocol", dependencies: ["PasteboardCore"]),
         /// Pasteboard types, their families and the conversion table, items, change counting.
-        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText"]),
+        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText", "Images"]),
+        /// Pictures as values: the pixel buffer, formats by magic bytes, headers, limits, BMP, orientation, and the
+        /// policy between decoders and encoders (the C codecs come in through the `ImageCodec` protocol).
+        .target(name: "Images"),
         /// Attributed text with RTF, HTML, plain text and flat RTFD codecs.
         .target(name: "RichText"),
         /// argv → a command value or a usage error, for pb, pbcopy and pbpaste.
@@ -57,7 +72,8 @@ let package = Package(
         /// The daemon: one poll loop over X, the control socket and signals; selection serving; change counting.
         .target(
             name: "DaemonCore",
-            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText", "XTypes"]
+            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText", "XTypes",
+                           "Images", "ImageCodecs"]
         ),
 
         // MARK: - Executables (thin: parse, wire, run)
@@ -82,6 +98,9 @@ let package = Package(
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
         .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images"]),
+        /// The image codecs against pictures PIL wrote (make-fixtures.py), hostile input and threads.
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "Images", "TestSupport"], exclude: ["make-fixtures.py"]),
         /// The library's requestor on a fake X server.
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "TestSupport", "XTypes"]),
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.

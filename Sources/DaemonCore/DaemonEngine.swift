@@ -54,6 +54,7 @@ public final class DaemonEngine {
                                        conversionTimeout: .milliseconds(configuration.conversionTimeoutMs),
                                        table: table, log: log)
         service.boards.countStore = CountStore(directory: stateDirectory)
+        service.server.conversions.imageLimits = configuration.imageLimits
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory)
         service.manager = manager
@@ -106,6 +107,7 @@ public final class DaemonEngine {
     public func reconfigure(_ configuration: DaemonConfiguration) {
         self.configuration = configuration
         manager.configuration = configuration
+        service.server.conversions.imageLimits = configuration.imageLimits
     }
 
     // MARK: - Control requests: one handler per kind

@@ -1,3 +1,4 @@
+import Images
 import PasteboardCore
 import RichText
 import SystemSupport
@@ -167,11 +168,12 @@ struct ConversionJob: Sendable {
     let input: [UInt8]
     let steps: Int
 
-    /// Runs on any thread: no step here needs the X connection.
-    func run(codePages: any CodePageDecoder) -> Result<Representation, ConversionError> {
+    /// Runs on any thread: no step here needs the X connection. The services are made on the thread that runs it.
+    func run(codePages: any CodePageDecoder, images: any ImageCodec, imageLimits: ImageLimits) -> Result<Representation, ConversionError> {
         let prefix = ConversionPlan(source: plan.source, target: outputType, steps: Array(plan.steps.prefix(steps)))
         do {
-            return .success(try prefix.run(input, services: ConversionServices(codePages: codePages)))
+            let services = ConversionServices(codePages: codePages, images: images, imageLimits: imageLimits)
+            return .success(try prefix.run(input, services: services))
         } catch {
             return .failure(error)
         }

@@ -1,3 +1,4 @@
+import Images
 import RichText
 import XTypes
 
@@ -50,10 +51,17 @@ public struct ConversionServices {
     public var codePages: any CodePageDecoder
     /// COMPOUND_TEXT, when an X connection is at hand.
     public var compoundText: (any CompoundTextCodec)?
+    /// The image codecs (the C libraries' door, `ImageCodecs.SystemImageCodec`); nil where there are none.
+    public var images: (any ImageCodec)?
+    /// What a picture may cost to decode (the pixel cap).
+    public var imageLimits: ImageLimits
 
-    public init(codePages: any CodePageDecoder = BuiltInCodePages(), compoundText: (any CompoundTextCodec)? = nil) {
+    public init(codePages: any CodePageDecoder = BuiltInCodePages(), compoundText: (any CompoundTextCodec)? = nil,
+                images: (any ImageCodec)? = nil, imageLimits: ImageLimits = ImageLimits()) {
         self.codePages = codePages
         self.compoundText = compoundText
+        self.images = images
+        self.imageLimits = imageLimits
     }
 }
 

@@ -2,10 +2,10 @@ import RichText
 import Selection
 
 extension ConversionTable {
-    /// The families pasteboard knows today — plain text and rich text — with their X targets and converters.
-    /// Images and files are added here as rows and converter functions.
-    public static let standard = ConversionTable(rows: richTextRows + plainTextRows,
-                                                 converters: plainTextConverters + richTextConverters)
+    /// The families pasteboard knows today — plain text, rich text and images — with their X targets and
+    /// converters. Files are added here as rows and converter functions.
+    public static let standard = ConversionTable(rows: richTextRows + plainTextRows + imageRows,
+                                                 converters: plainTextConverters + richTextConverters + imageConverters)
 
     // MARK: - Plain text
 
