@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore", "TestSupport"]),
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
-        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes"]),
+        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes", "Images"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images"]),
         /// The image codecs against pictures PIL wrote (make-fixtures.py), hostile input and threads.
@@ -106,7 +106,7 @@ let package = Package(
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
         .testTarget(
             name: "DaemonCoreTests",
-            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes"]
+            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes", "Images", "ImageCodecs"]
         ),
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).

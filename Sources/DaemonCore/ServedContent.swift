@@ -132,12 +132,18 @@ final class ServedContent {
         return failures
     }
 
-    /// What a plan may read: the source's types, then what was derived already (but nothing an invented
-    /// step made: its structure is a guess, not something to convert further).
+    /// What a plan may read: the source's types, then what was derived already — but nothing an invented
+    /// step made (its structure is a guess, not something to convert further), and nothing of a family the
+    /// source gave itself (its own is at hand and keeps the most: a WebP of a JPEG copy is made from the
+    /// JPEG, lossy, not from a PNG derived from it).
     private var sources: [PasteboardType] {
         var types = content.types
+        let families = Set(types.compactMap { table.family(of: $0) })
         for (type, state) in derived {
-            if case .ready(let representation, let invented) = state, !invented, representation.type == type { types.append(type) }
+            if case .ready(let representation, let invented) = state, !invented, representation.type == type,
+               !(table.family(of: type).map(families.contains) ?? false) {
+                types.append(type)
+            }
         }
         return types
     }
