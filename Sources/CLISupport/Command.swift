@@ -37,12 +37,14 @@ public struct CopyRequest: Equatable, Sendable {
     public var detectRichText = false
     /// Text given as operands (`pb copy hello world`), used instead of standard input.
     public var text: String?
+    /// The operands as given: one that names a picture file (`pb copy shot.png`) is copied as that picture.
+    public var operands: [String] = []
 
     public init() {}
 
     public static func == (a: CopyRequest, b: CopyRequest) -> Bool {
         a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.pasteOnce == b.pasteOnce && a.trimNewline == b.trimNewline
-            && a.detectRichText == b.detectRichText && a.text == b.text && a.sources.count == b.sources.count
+            && a.detectRichText == b.detectRichText && a.text == b.text && a.operands == b.operands && a.sources.count == b.sources.count
             && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
     }
 }

@@ -71,11 +71,13 @@ struct ContentArchive: Equatable {
         Self.preview(of: content)
     }
 
+    /// A picture is shown as its type and size (`[image/png 3840×2160]`), before any text.
     static func preview(of content: PasteboardContent, limit: Int = 80) -> String {
+        let picture = content.imageSummary().map { "[\($0.type) \($0.width)×\($0.height)]" }
         guard let text = content.plainText() else {
-            return content.types.first.map { "[\($0)]" } ?? ""
+            return picture ?? content.types.first.map { "[\($0)]" } ?? ""
         }
-        var out = ""
+        var out = picture.map { $0 + " " } ?? ""
         for character in String(decoding: text.prefix(limit * 4), as: UTF8.self) {
             if out.count >= limit { out += "…"; break }
             out.append(character.isNewline || character == "\t" || (character.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? " " : character)

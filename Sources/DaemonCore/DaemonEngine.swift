@@ -58,8 +58,9 @@ public final class DaemonEngine {
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory)
         service.manager = manager
-        service.onChange = { [weak self] name, count, state, types in
-            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue),
+        service.onChange = { [weak self] name, count, state, types, image in
+            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
+                                      image: image),
                              name.rawValue)
         }
     }

@@ -84,7 +84,7 @@ extension ConversionTable {
 }
 
 /// A picture's type, size and length, for history listings and `pb watch` records.
-public struct ImageSummary: Equatable, Sendable, CustomStringConvertible {
+public struct ImageSummary: Hashable, Sendable, CustomStringConvertible {
     /// The type it was given under (`image/png`).
     public var type: PasteboardType
     /// The size as shown (EXIF orientation applied).
@@ -98,6 +98,13 @@ public struct ImageSummary: Equatable, Sendable, CustomStringConvertible {
         self.width = width
         self.height = height
         self.byteCount = byteCount
+    }
+
+    /// The summary of `bytes` when they are a picture whose header reads (by magic bytes, whatever its name).
+    public init?(_ bytes: [UInt8]) {
+        guard let header = try? ImageHeader.read(bytes) else { return nil }
+        let size = header.displayedSize
+        self.init(type: PasteboardType(header.format.mimeType), width: size.width, height: size.height, byteCount: bytes.count)
     }
 
     /// "image/png 3840×2160 1234567 bytes".
