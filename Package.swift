@@ -106,7 +106,7 @@ let package = Package(
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
         .testTarget(
             name: "DaemonCoreTests",
-            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes", "Images", "ImageCodecs"]
+            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes", "Images", "ImageCodecs", "RichText"]
         ),
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).

@@ -65,6 +65,11 @@ public struct ConversionServices {
     }
 }
 
+extension ConversionServices {
+    /// Rich text's pictures through `images` (nil without codecs).
+    public var pictures: (any PictureConverter)? { images.map { ImagePictures(codec: $0, limits: imageLimits) } }
+}
+
 /// Why a conversion failed: the formats and the converter's reason (never content).
 public struct ConversionError: Error, Equatable, Sendable, CustomStringConvertible {
     public var from: RepresentationFormat

@@ -1,4 +1,5 @@
 import Images
+import RichText
 
 extension TypeFamily {
     /// Pictures: PNG, JPEG, GIF, BMP, TIFF, WebP — one picture in several encodings.
@@ -81,6 +82,24 @@ extension ConversionTable {
         }
         return converters
     }()
+}
+
+/// Rich text's pictures through the image codecs: an RTFD's TIFF, BMP, GIF or WebP attachment becomes PNG
+/// where RTF or HTML needs it (`RichText.PictureConverter`).
+public struct ImagePictures: PictureConverter {
+    let codec: any ImageCodec
+    let limits: ImageLimits
+
+    public init(codec: any ImageCodec, limits: ImageLimits) {
+        self.codec = codec
+        self.limits = limits
+    }
+
+    public func png(from bytes: [UInt8]) -> [UInt8]? {
+        guard let format = ImageFormat.sniff(bytes) else { return nil }
+        if format == .png { return bytes }
+        return try? ImageTranscoder.convert(bytes, to: .png, codec: codec, limits: limits)
+    }
 }
 
 /// A picture's type, size and length, for history listings and `pb watch` records.

@@ -79,7 +79,8 @@ extension ConversionTable {
     private static func document(from: DocumentFormat, to: DocumentFormat) -> Converter.Function {
         { input, services throws(ConversionFailure) in
             do {
-                return ConverterOutput(try RichTextConverter.convert(input, from: from, to: to, codePages: services.codePages).bytes)
+                return ConverterOutput(try RichTextConverter.convert(input, from: from, to: to, codePages: services.codePages,
+                                                                     pictures: services.pictures).bytes)
             } catch {
                 throw ConversionFailure("\(error)")
             }

@@ -59,7 +59,8 @@ extension Runner {
         guard let to else { return fail("convert needs --to FORMAT", .usage) }
         do {
             let target: DocumentFormat = to == .rtfdDirectory ? .rtfd : to
-            let output = try RichTextConverter.convert(input, from: from, to: target, codePages: CodePageFunction.system)
+            let output = try RichTextConverter.convert(input, from: from, to: target, codePages: CodePageFunction.system,
+                                                       pictures: ConversionServices.system.pictures)
             for warning in output.warnings.prefix(20) { Output.error("\(programName) convert: warning: \(warning)") }
             if output.warnings.count > 20 { Output.error("\(programName) convert: \(output.warnings.count - 20) more warnings") }
             if to == .rtfdDirectory {

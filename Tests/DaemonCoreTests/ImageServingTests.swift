@@ -4,6 +4,7 @@ import Foundation
 import ImageCodecs
 import Images
 import PasteboardCore
+import RichText
 import SystemSupport
 import TestSupport
 import XCTest
@@ -109,5 +110,44 @@ final class ImageServingTests: XCTestCase {
         }
         let png = try XCTUnwrap(items.first?.data(for: .png))
         XCTAssertEqual(try ImageTranscoder.decode(png, codec: codec, limits: ImageLimits()), picture, "TIFF → PNG keeps every pixel")
+    }
+}
+
+/// Pictures inside rich text: an RTFD made on a Mac with a TIFF screenshot pastes as HTML and RTF with the
+/// picture as PNG; an HTML image that names a file is never read.
+final class RichTextPictureTests: XCTestCase {
+    func testAnRTFDsTIFFAttachmentBecomesPNGInHTMLAndRTF() throws {
+        let codec = SystemImageCodec()
+        let picture = ImageServingTests.picture(width: 40, height: 24)
+        let tiff = try ImageTranscoder.encode(picture, as: .tiff, codec: codec)
+        let document = AttributedDocument(paragraphs: [
+            Paragraph(runs: [TextRun("Screenshot: "), TextRun("\u{FFFC}", CharacterAttributes(
+                attachment: Attachment(fileName: "Screen Shot.tiff", mimeType: "image/tiff", bytes: tiff, width: 40, height: 24)))]),
+        ])
+        let rtfd = FlatRTFD.writeDocument(document).bytes
+        let h = try Harness()
+        let answer = h.send(.setItems(pasteboard: "CLIPBOARD", items: [try PasteboardItem([(.flatRTFD, rtfd)])], options: []))
+        guard case .changeCount? = answer.first else { return XCTFail("\(answer)") }
+
+        let html = try XCTUnwrap(h.paste("text/html").text)
+        let marker = "data:image/png;base64,"
+        let start = try XCTUnwrap(html.range(of: marker), html.prefix(300).description).upperBound
+        let base64 = html[start...].prefix { $0 != "\"" }
+        let png = try XCTUnwrap(Data(base64Encoded: String(base64)))
+        XCTAssertEqual(try ImageTranscoder.decode([UInt8](png), codec: codec, limits: ImageLimits()), picture, "the screenshot's pixels")
+        XCTAssertFalse(html.contains("image/tiff"))
+
+        let rtf = try XCTUnwrap(h.paste("text/rtf").text)
+        XCTAssertTrue(rtf.contains("\\pngblip"), String(rtf.prefix(400)))
+    }
+
+    func testAnHTMLImageNamingAFileIsNeverRead() throws {
+        let h = try Harness()
+        let html = #"<p>before <img src="file:///etc/passwd"> after</p>"#
+        try h.copy([(.html, html)])
+        let rtf = try XCTUnwrap(h.paste("text/rtf").text)
+        XCTAssertFalse(rtf.contains("\\pict"), "no picture made from a local file")
+        XCTAssertFalse(rtf.contains("root:"), "nothing of the file")
+        XCTAssertTrue(rtf.contains("before") && rtf.contains("after"))
     }
 }
