@@ -123,6 +123,8 @@ let package = Package(
         .executableTarget(name: "RichTextFuzz", dependencies: ["RichText", "FuzzSupport"], path: "Fuzz/RichTextFuzz"),
         /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive, Latin-1 and the text targets of the conversion table (docs/fuzzing.md).
         .executableTarget(name: "SelectionFuzz", dependencies: ["PasteboardCore", "Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
+        /// libFuzzer harness for the image decoders (PNG, JPEG, GIF, BMP, TIFF, WebP by IMAGE_FUZZ_TARGET), through SystemImageCodec and BMPCodec.
+        .executableTarget(name: "ImageFuzz", dependencies: ["ImageCodecs", "Images", "FuzzSupport"], path: "Fuzz/ImageFuzz"),
         /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
         .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "PasteboardCore", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
     ],

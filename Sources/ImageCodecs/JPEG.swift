@@ -2,7 +2,7 @@ import CTurboJPEG
 import Images
 
 /// JPEG through TurboJPEG: baseline and progressive, grayscale, RGB, CMYK and YCCK, decoded to RGBA; written as
-/// 4:2:0 RGB. The caller applies EXIF orientation (the pure core reads it) and flattens alpha before encoding.
+/// baseline YCbCr, 4:4:4 or 4:2:0 as the policy says. The caller applies EXIF orientation (the pure core reads it) and flattens alpha before encoding.
 enum JPEG {
     static func decode(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> PixelImage {
         guard let handle = tjInitDecompress() else { throw ImageError("TurboJPEG could not start") }
@@ -54,7 +54,7 @@ enum JPEG {
         }
     }
 
-    static func encode(_ image: PixelImage, quality: Int) throws(ImageError) -> [UInt8] {
+    static func encode(_ image: PixelImage, quality: Int, fullChroma: Bool) throws(ImageError) -> [UInt8] {
         guard let handle = tjInitCompress() else { throw ImageError("TurboJPEG could not start") }
         defer { tjDestroy(handle) }
         guard image.width <= 65_500, image.height <= 65_500 else {
@@ -64,7 +64,7 @@ enum JPEG {
         var size: UInt = 0
         let status = image.pixels.withUnsafeBufferPointer {
             tjCompress2(handle, $0.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGBA.rawValue),
-                        &output, &size, Int32(TJSAMP_420.rawValue), Int32(max(1, min(100, quality))), TJFLAG_ACCURATEDCT)
+                        &output, &size, Int32((fullChroma ? TJSAMP_444 : TJSAMP_420).rawValue), Int32(max(1, min(100, quality))), TJFLAG_ACCURATEDCT)
         }
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else { throw ImageError("the JPEG cannot be written (\(message(handle)))") }

@@ -19,9 +19,12 @@ public struct ImageEncodeSettings: Equatable, Sendable {
     public var quality: Int
     /// WebP: lossless (for pictures from lossless sources) or lossy.
     public var lossless: Bool
+    /// JPEG: colour at full resolution (4:4:4) rather than halved both ways (4:2:0).
+    public var fullChroma: Bool
 
-    public init(quality: Int = 90, lossless: Bool = true) {
+    public init(quality: Int = 90, lossless: Bool = true, fullChroma: Bool = true) {
         self.quality = quality
         self.lossless = lossless
+        self.fullChroma = fullChroma
     }
 }

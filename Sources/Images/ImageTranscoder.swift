@@ -6,7 +6,9 @@
 /// - JPEG's EXIF orientation is applied (the pixels come out as viewers show them).
 /// - JPEG and BMP (24-bit) have no alpha: a picture with transparency is flattened onto white first.
 /// - WebP is written lossless when the picture came from a lossless source and lossy (quality 90) when it
-///   came from JPEG or lossy WebP; JPEG is written at quality 90.
+///   came from JPEG or lossy WebP. JPEG is written at quality 90, with colour at full resolution (4:4:4) for
+///   pictures from lossless sources — screenshots, whose coloured edges and text 4:2:0 smears (a test
+///   screenshot: 51 dB against 27 dB, for 1.6 times the bytes) — and 4:2:0 for pictures that were lossy already.
 public enum ImageTranscoder {
     public static let jpegQuality = 90
 
@@ -36,7 +38,7 @@ public enum ImageTranscoder {
             return try BMPCodec.encode(image.isOpaque ? image : image.flattenedOntoWhite())
         case .jpeg:
             return try codec.encode(image.isOpaque ? image : image.flattenedOntoWhite(), format: .jpeg,
-                                    settings: ImageEncodeSettings(quality: jpegQuality, lossless: false))
+                                    settings: ImageEncodeSettings(quality: jpegQuality, lossless: false, fullChroma: !image.fromLossySource))
         default:
             return try codec.encode(image, format: format,
                                     settings: ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource))
