@@ -5,7 +5,8 @@ import Images
 /// (`BMPCodec`). Every call creates and frees its own library handle, so calls run on any thread at once;
 /// nothing is printed (the libraries' messages become the thrown reason).
 public struct SystemImageCodec: ImageCodec {
-    /// PNG's zlib level: 3 keeps a screenshot within a few per cent of level 6's size at half its time.
+    /// PNG's zlib level: 3, with the Paeth filter, writes a 4K screenshot within 6 % of level 6's size in about
+    /// half its time (docs/performance.md).
     public var pngCompressionLevel: Int32 = 3
 
     public init() {}
