@@ -200,6 +200,9 @@ final class RequestServer {
     func conversionsFinished() {
         guard conversions.takeFinished() else { return }
         retryParked()
+        // The worker threads' malloc arenas keep a large conversion's peak (a 4K picture: tens of MiB) unless
+        // asked to give it back; once no conversion is left, they are.
+        if conversions.pendingCount == 0 { MemoryRelease.trim() }
     }
 
     private func retryParked() {

@@ -6,11 +6,14 @@
 /// - JPEG's EXIF orientation is applied (the pixels come out as viewers show them).
 /// - JPEG and BMP (24-bit) have no alpha: a picture with transparency is flattened onto white first.
 /// - WebP is written lossless when the picture came from a lossless source and lossy (quality 90) when it
-///   came from JPEG or lossy WebP. JPEG is written at quality 90, with colour at full resolution (4:4:4) for
+///   came from JPEG or lossy WebP, or has more than 16 Mi pixels (the lossless encoder's memory). JPEG is written at quality 90, with colour at full resolution (4:4:4) for
 ///   pictures from lossless sources — screenshots, whose coloured edges and text 4:2:0 smears (a test
 ///   screenshot: 51 dB against 27 dB, for 1.6 times the bytes) — and 4:2:0 for pictures that were lossy already.
 public enum ImageTranscoder {
     public static let jpegQuality = 90
+    /// The largest picture written as lossless WebP (16 Mi pixels: a 5K screen); libwebp's lossless encoder
+    /// needs about ten times the picture's pixel bytes, so larger pictures are written lossy.
+    public static let losslessWebPMaximumPixels = 16 << 20
 
     /// Decodes any picture pasteboard reads.
     public static func decode(_ bytes: [UInt8], codec: any ImageCodec, limits: ImageLimits) throws(ImageError) -> PixelImage {
@@ -41,7 +44,8 @@ public enum ImageTranscoder {
                                     settings: ImageEncodeSettings(quality: jpegQuality, lossless: false, fullChroma: !image.fromLossySource))
         default:
             return try codec.encode(image, format: format,
-                                    settings: ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource))
+                                    settings: ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource
+                                        && image.width * image.height <= losslessWebPMaximumPixels))
         }
     }
 
