@@ -139,6 +139,31 @@ final class ImageTests: DesktopTestCase {
         XCTAssertTrue(try String(contentsOfFile: rtfBytes, encoding: .utf8).contains("\\pngblip"), "and a PNG picture in the RTF")
     }
 
+    /// LibreOffice's case: RTF over the text cap with a picture inside, and HTML whose <img> names a temporary
+    /// file. After the owner exits the RTF is served as it was (it used to be dropped, and the rich types
+    /// rebuilt from the HTML, without the picture), and the RTFD derived from it carries the picture.
+    func testALargeRichCopyKeepsItsPictureAfterItsOwnerExits() throws {
+        let png = try source("png")
+        let pngBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
+        let hex = pngBytes.map { String(format: "%02x", $0) }.joined()
+        let filler = String(repeating: #"{\b bold} and plain words in a long document\par "#, count: 200_000)
+        let rtf = #"{\rtf1\ansi{\fonttbl\f0\fswiss Helvetica;}\f0 Picture: {\*\shppict{\pict\pngblip\picw320\pich200 "#
+            + hex + "}}\\par " + filler + "}"
+        XCTAssertGreaterThan(rtf.utf8.count, 8 << 20, "over maxTextBytes, as LibreOffice's RTF of a page with a 2 MB picture")
+        let html = #"<p>Picture: <img src="file:///tmp/lu1234.tmp/picture.png"></p>"#
+        let owner = try startTestOwner(targets: [("text/rtf", Array(rtf.utf8)), ("text/html", Array(html.utf8)),
+                                                 ("UTF8_STRING", Array("Picture:".utf8))])
+        try waitUntil(30, "the snapshot is in history") { try pb("history").text.contains("Picture:") }
+        owner.exit()
+        try waitUntil(30, "pasteboardd took over") { try pb("status").text.contains("owned.CLIPBOARD: yes") }
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/rtf"]).stdout.count, rtf.utf8.count,
+                       "the RTF kept whole")
+        let rtfd = try run("xclip", ["-o", "-selection", "clipboard", "-t", "com.apple.flat-rtfd"]).stdout
+        XCTAssertNotNil(rtfd.firstRange(of: pngBytes), "the RTFD made from the kept RTF holds the picture's PNG")
+        let lost = try run(desktop.pb, ["convert", "--from", "html", "--to", "rtfd"], input: Array(html.utf8)).stdout
+        XCTAssertNil(lost.firstRange(of: pngBytes), "(the HTML alone never had it: no file is read)")
+    }
+
     func testHistoryAndWatchDescribeAPicture() throws {
         let png = try source("png")
         let process = Process()
