@@ -36,12 +36,13 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         /// libwebp as a system library.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
-        /// libtiff as a system library.
-        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        /// libtiff opened at run time (its dependencies cost every start of pb ~2.5 ms): the functions' pointers,
+        /// typed from tiffio.h. Every symbol is prefixed `pbt_`.
+        .target(name: "CTIFFShims"),
         /// giflib as a system library.
         .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         /// The only Swift target that calls the image libraries: `SystemImageCodec`, decoding and encoding through them.
-        .target(name: "ImageCodecs", dependencies: ["CSpng", "CTurboJPEG", "CWebP", "CTIFF", "CGIF", "Images", "SystemSupport"]),
+        .target(name: "ImageCodecs", dependencies: ["CSpng", "CTurboJPEG", "CWebP", "CTIFFShims", "CGIF", "Images", "SystemSupport"]),
 
         // MARK: - Pure core (no Glibc, no X)
 
