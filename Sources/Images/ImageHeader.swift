@@ -128,7 +128,9 @@ public struct ImageHeader: Equatable, Sendable {
     }
 }
 
-/// The first image file directory of a TIFF (or of EXIF data, which is a TIFF): its SHORT and LONG tags.
+/// The first image file directory of a TIFF (or of EXIF data, which is a TIFF): its SHORT and LONG tags. A tag
+/// given twice keeps its first value, as libtiff reads it (found by ImageFuzz: a second ImageWidth made the
+/// header's width disagree with the decoder's).
 struct TIFFDirectory {
     private var values: [Int: Int] = [:]
 
@@ -142,7 +144,7 @@ struct TIFFDirectory {
         for index in 0..<count {
             let entry = start + 2 + index * 12
             guard let tag = u16(entry), let type = u16(entry + 2), let items = u32(entry + 4), entry + 12 <= r.count else { return nil }
-            guard items == 1 else { continue }
+            guard items == 1, values[tag] == nil else { continue }
             if type == 3, let value = u16(entry + 8) { values[tag] = value }
             if type == 4, let value = u32(entry + 8) { values[tag] = value }
         }

@@ -118,6 +118,13 @@ final class PureImageTests: XCTestCase {
         XCTAssertThrowsError(try ImageHeader.read([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01, 0, 0]))
         // A TIFF whose first directory claims 60 000 entries.
         XCTAssertThrowsError(try ImageHeader.read(Array("II*\0".utf8) + le32(8) + [0x60, 0xEA] + [UInt8](repeating: 0, count: 24)))
+        // A TIFF giving ImageWidth twice: the first counts, as libtiff reads it (ImageFuzz found the disagreement).
+        var twice = Array("II*\0".utf8) + le32(8) + [3, 0]
+        for (tag, value) in [(256, 1), (257, 23), (256, 23)] {
+            twice += [UInt8(tag & 0xFF), UInt8(tag >> 8), 3, 0] + le32(1) + [UInt8(value), 0, 0, 0]
+        }
+        let header = try ImageHeader.read(twice + le32(0))
+        XCTAssertEqual([header.width, header.height], [1, 23])
         // A PNG whose first chunk is not IHDR.
         XCTAssertThrowsError(try ImageHeader.read([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + le32(0) + Array("IDAT".utf8) + [UInt8](repeating: 0, count: 12)))
         XCTAssertThrowsError(try ImageHeader.read(Array("plain text".utf8))) { XCTAssertTrue("\($0)".contains("not a PNG")) }
