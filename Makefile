@@ -10,18 +10,20 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath
 RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
-# Packages: building needs the X headers; tests and benchmarks need a server and real peers.
-BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config
+# Packages: building needs the X headers and the image libraries' headers (libspng, TurboJPEG, libwebp,
+# libtiff, giflib); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
+BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
-# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB). The second line: the
-# menus `pb history pick` is tested with (rofi, dmenu from suckless-tools, fzf), xdotool, which types into
-# them, and xterm, the terminal `pb copy --osc52` copies through: 7 packages, 2.6 MB to fetch, 7.5 MB
-# installed, 14 s to install. The last line: the applications RealApplicationTests paste into (python3-uno
-# drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch and install (docs/testing.md).
-TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils \
+# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); python3-pil decodes the
+# pictures the daemon serves. The second line: the menus `pb history pick` is tested with (rofi, dmenu from
+# suckless-tools, fzf), xdotool, which types into them, and xterm, the terminal `pb copy --osc52` copies
+# through: 7 packages, 2.6 MB to fetch, 7.5 MB installed, 14 s to install. The last line: the applications
+# RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
+# and install (docs/testing.md).
+TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil \
 	rofi suckless-tools fzf xdotool xterm \
 	chromium firefox-esr libreoffice-writer python3-uno
-BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit
+BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -82,6 +84,7 @@ test: deps-test
 bench: deps-bench release
 	PB_BIN_DIR="$(RELEASE_DIR)" bench/run.sh
 	bench/convert.sh "$(RELEASE_DIR)/pb" | tee bench/results/convert.md
+	bench/images.sh "$(RELEASE_DIR)" | tee bench/results/images.md
 
 # The reliability suite (stress/run.py): load, faults and hostile peers against the release build on
 # private Xvfb servers, about 6 minutes; the report goes to stress/results/latest.md. STRESS_ARGS passes
@@ -171,12 +174,14 @@ uninstall:
 	done
 
 # The Debian package: a stripped install with PREFIX=/usr staged in DEB_DIR, man pages gzipped.
-# Depends names what the programs link (readelf -d: libX11, libXfixes, libstdc++ and libgcc_s for the
-# static Swift runtime, libc and libm), with the minimum versions dpkg-shlibdeps gives for them.
+# Depends names what the programs link (readelf -d: libX11, libXfixes, the image libraries, libstdc++ and
+# libgcc_s for the static Swift runtime, libc and libm), with the minimum versions dpkg-shlibdeps gives for them,
+# and libtiff6, which they open at run time (CTIFFShims: linked, it would cost every start of pb ~2.5 ms).
 DEB_DIR ?= build
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
-DEB_DEPENDS = libc6 (>= 2.35), libgcc-s1 (>= 3.3.1), libstdc++6 (>= 12), libx11-6 (>= 2:1.7.0), libxfixes3
+DEB_DEPENDS = libc6 (>= 2.35), libgcc-s1 (>= 3.3.1), libstdc++6 (>= 12), libx11-6 (>= 2:1.7.0), libxfixes3, \
+	libspng0 (>= 0.7.0), libturbojpeg0 (>= 1:2.1), libwebp7, libtiff6 (>= 4.5.0), libgif7 (>= 5.1)
 DEB_MAINTAINER ?= pasteboard developers <pasteboard@localhost>
 # zstd: a tenth of xz's time on these 120 MB of programs; every dpkg that can run them (glibc 2.35,
 # Debian 12, Ubuntu 22.04) reads it.

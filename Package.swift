@@ -30,6 +30,19 @@ let package = Package(
         .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
         /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
         .target(name: "SystemSupport"),
+        /// libspng (PNG) as a system library.
+        .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        /// libjpeg-turbo's TurboJPEG API as a system library.
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        /// libwebp as a system library.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        /// libtiff opened at run time (its dependencies cost every start of pb ~2.5 ms): the functions' pointers,
+        /// typed from tiffio.h. Every symbol is prefixed `pbt_`.
+        .target(name: "CTIFFShims"),
+        /// giflib as a system library.
+        .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        /// The only Swift target that calls the image libraries: `SystemImageCodec`, decoding and encoding through them.
+        .target(name: "ImageCodecs", dependencies: ["CSpng", "CTurboJPEG", "CWebP", "CTIFFShims", "CGIF", "Images", "SystemSupport"]),
 
         // MARK: - Pure core (no Glibc, no X)
 
@@ -38,7 +51,10 @@ let package = Package(
         /// The control socket's framing and messages, versioned and binary-safe.
         .target(name: "ControlProtocol", dependencies: ["PasteboardCore"]),
         /// Pasteboard types, their families and the conversion table, items, change counting.
-        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText"]),
+        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText", "Images"]),
+        /// Pictures as values: the pixel buffer, formats by magic bytes, headers, limits, BMP, orientation, and the
+        /// policy between decoders and encoders (the C codecs come in through the `ImageCodec` protocol).
+        .target(name: "Images"),
         /// Attributed text with RTF, HTML, plain text and flat RTFD codecs.
         .target(name: "RichText"),
         /// argv → a command value or a usage error, for pb, pbcopy and pbpaste.
@@ -49,7 +65,7 @@ let package = Package(
         /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket and X.
         .target(
             name: "Pasteboard",
-            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes"]
+            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs"]
         ),
 
         // MARK: - Service
@@ -57,7 +73,8 @@ let package = Package(
         /// The daemon: one poll loop over X, the control socket and signals; selection serving; change counting.
         .target(
             name: "DaemonCore",
-            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText", "XTypes"]
+            dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText", "XTypes",
+                           "Images", "ImageCodecs"]
         ),
 
         // MARK: - Executables (thin: parse, wire, run)
@@ -80,14 +97,17 @@ let package = Package(
         .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore", "TestSupport"]),
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
-        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes"]),
+        .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes", "Images"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images"]),
+        /// The image codecs against pictures PIL wrote (make-fixtures.py), hostile input and threads.
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "Images", "TestSupport"], exclude: ["make-fixtures.py"]),
         /// The library's requestor on a fake X server.
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "TestSupport", "XTypes"]),
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
         .testTarget(
             name: "DaemonCoreTests",
-            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes"]
+            dependencies: ["DaemonCore", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes", "Images", "ImageCodecs", "RichText"]
         ),
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport", "TestSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
@@ -104,6 +124,8 @@ let package = Package(
         .executableTarget(name: "RichTextFuzz", dependencies: ["RichText", "FuzzSupport"], path: "Fuzz/RichTextFuzz"),
         /// libFuzzer harness for SelectionRequest answers, MULTIPLE, INCR send/receive, Latin-1 and the text targets of the conversion table (docs/fuzzing.md).
         .executableTarget(name: "SelectionFuzz", dependencies: ["PasteboardCore", "Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
+        /// libFuzzer harness for the image decoders (PNG, JPEG, GIF, BMP, TIFF, WebP by IMAGE_FUZZ_TARGET), through SystemImageCodec and BMPCodec.
+        .executableTarget(name: "ImageFuzz", dependencies: ["ImageCodecs", "Images", "FuzzSupport"], path: "Fuzz/ImageFuzz"),
         /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
         .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "PasteboardCore", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
     ],

@@ -1,11 +1,11 @@
 # bash completion for pb, pbcopy and pbpaste (pasteboard).
 # Installed as .../bash-completion/completions/pb, with pbcopy and pbpaste as links to it.
 
-_pb_types="text txt utf8 html rtf rtfd png uri uris
+_pb_types="text txt utf8 html rtf rtfd png jpeg jpg bmp tiff tif webp gif uri uris
   UTF8_STRING STRING TEXT COMPOUND_TEXT text/plain text/html text/rtf application/rtf
-  text/uri-list image/png image/jpeg application/octet-stream com.apple.flat-rtfd
+  text/uri-list image/png image/jpeg image/bmp image/tiff image/webp image/gif application/octet-stream com.apple.flat-rtfd
   public.utf8-plain-text public.rtf public.html public.png"
-_pb_formats="txt rtf html rtfd rtfd-dir"
+_pb_formats="txt rtf html rtfd rtfd-dir png jpeg bmp tiff webp"
 _pb_pasteboards="clipboard primary secondary"
 _pb_macos_pasteboards="general find font ruler primary"
 

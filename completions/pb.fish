@@ -10,7 +10,7 @@ complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a paste -d "Wr
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a types -d 'List the types a pasteboard offers'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a count -d "Print a pasteboard's changeCount"
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a clear -d 'Empty a pasteboard'
-complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a convert -d 'Convert between txt, rtf, html, rtfd and rtfd-dir'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a convert -d 'Convert documents and pictures'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a status -d 'Show what pasteboardd is doing'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a history -d 'List, show, copy back or pick past clipboard contents'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a help -d 'Show help for a command'
@@ -27,15 +27,17 @@ complete -c pb -n $with_selection -s P -l pasteboard -x -a 'clipboard primary se
 # Types: aliases first, then common MIME types and atoms.
 function __pb_types
     printf '%s\t%s\n' text 'UTF-8 plain text' txt 'UTF-8 plain text' utf8 UTF8_STRING html text/html \
-        rtf text/rtf rtfd 'flat RTFD' png image/png uri text/uri-list uris text/uri-list
+        rtf text/rtf rtfd 'flat RTFD' png image/png jpeg image/jpeg jpg image/jpeg bmp image/bmp tiff image/tiff \
+        tif image/tiff webp image/webp gif image/gif uri text/uri-list uris text/uri-list
     printf '%s\n' UTF8_STRING STRING TEXT COMPOUND_TEXT text/plain text/html text/rtf application/rtf \
-        text/uri-list image/png image/jpeg application/octet-stream com.apple.flat-rtfd \
+        text/uri-list image/png image/jpeg image/bmp image/tiff image/webp image/gif application/octet-stream com.apple.flat-rtfd \
         public.utf8-plain-text public.rtf public.html public.png
 end
 
 function __pb_formats
     printf '%s\t%s\n' txt 'UTF-8 plain text' rtf 'Rich Text Format' html HTML rtfd 'flat RTFD' \
-        rtfd-dir 'RTFD bundle directory'
+        rtfd-dir 'RTFD bundle directory' png 'PNG picture' jpeg 'JPEG picture' bmp 'BMP picture' \
+        tiff 'TIFF picture' webp 'WebP picture'
 end
 
 function __pb_type_and_file

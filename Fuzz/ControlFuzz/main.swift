@@ -103,10 +103,11 @@ func check(_ response: ControlResponse) {
             checkText(entry.preview)
         }
     case .items(let items): checkItems(items)
-    case .changed(let pasteboard, _, let types, let state):
+    case .changed(let pasteboard, _, let types, let state, let image):
         checkName(pasteboard, "pasteboard")
         types.forEach(checkType)
         checkText(state)
+        if let image { checkType(image.type.rawValue) }
     }
 }
 
@@ -415,8 +416,10 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .changed:
             let (pasteboard, count, types) = (name(), input.u64(), (0..<Int(input.u8() % 4)).map { _ in name() })
             let state = input.freeText()
-            response = .changed(pasteboard: pasteboard, count: count, types: types, state: state)
-            expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text))
+            let image = input.u8() % 2 == 0 ? nil
+                : ImageSummary(type: PasteboardType(name()), width: Int(input.u32()), height: Int(input.u32()), byteCount: Int(input.u32()))
+            response = .changed(pasteboard: pasteboard, count: count, types: types, state: state, image: image)
+            expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text), image: image)
         }
         invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")
         roundTrip(response, expected: expected, namesValid: valid, kind: "response \(kind)",

@@ -43,12 +43,14 @@ public struct CopyRequest: Equatable, Sendable {
     public var cut = false
     /// `--osc52`: ask the terminal to copy the text (OSC 52), not pasteboardd.
     public var osc52 = false
+    /// The operands as given: one that names a picture file (`pb copy shot.png`) is copied as that picture.
+    public var operands: [String] = []
 
     public init() {}
 
     public static func == (a: CopyRequest, b: CopyRequest) -> Bool {
         a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.pasteOnce == b.pasteOnce && a.trimNewline == b.trimNewline
-            && a.detectRichText == b.detectRichText && a.text == b.text && a.sources.count == b.sources.count
+            && a.detectRichText == b.detectRichText && a.text == b.text && a.operands == b.operands && a.sources.count == b.sources.count
             && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
             && a.files == b.files && a.cut == b.cut && a.osc52 == b.osc52
     }

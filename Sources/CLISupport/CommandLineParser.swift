@@ -135,7 +135,10 @@ public enum CommandLineParser {
             request.files = operands
             return .copy(request)
         }
-        if !operands.isEmpty { request.text = operands.joined(separator: " ") }
+        if !operands.isEmpty {
+            request.text = operands.joined(separator: " ")
+            request.operands = operands
+        }
         let fromStandardInput = request.sources.filter { $0.path == nil || $0.path == "-" }.count
         if fromStandardInput > 1 {
             throw UsageError("only one type can be read from standard input; give the others as -t TYPE=FILE", command: "copy")

@@ -8,12 +8,12 @@ public enum Usage {
     Copy and paste on X11 through pasteboardd.
 
     commands:
-      copy      put standard input (or files, or text operands) on a pasteboard
+      copy      put standard input (or files, a picture file, or text operands) on a pasteboard
       paste     write a pasteboard's content to standard output
       types     list the types (X targets) a pasteboard offers
       count     print a pasteboard's changeCount
       clear     empty a pasteboard
-      convert   convert between txt, rtf, html, rtfd and rtfd-dir
+      convert   convert documents (txt, rtf, html, rtfd, rtfd-dir) and pictures (png, jpeg, bmp, tiff, webp)
       status    show what pasteboardd is doing
       pasteboard list, create or remove named pasteboards
       watch     print a record, or run a command, at each change
@@ -32,14 +32,17 @@ public enum Usage {
     public static func text(for command: String?) -> String {
         switch command {
         case "copy": return """
-            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT...]
+            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT... | PICTURE]
                    pb copy [-p|-b|-P NAME] --files [--cut] PATH...
                    pb copy [-p|-b] --osc52 [-n] [TEXT...]
 
             Hands the data to pasteboardd, which owns the selection and serves it; pb returns at once.
-            Without -t, standard input (or TEXT) is UTF-8 text. Several -t TYPE=FILE make one copy with
-            several representations; at most one -t TYPE without a file reads standard input.
-            TYPE is a MIME type, an X atom name, or an alias: text, html, rtf, rtfd, png.
+            Without -t, standard input (or TEXT) is UTF-8 text; a lone operand naming a picture file
+            (PNG, JPEG, GIF, BMP, TIFF, WebP, by its content) copies that picture, served under every
+            image type. Several -t TYPE=FILE make one copy with several representations; at most one
+            -t TYPE without a file reads standard input.
+            TYPE is a MIME type, an X atom name, or an alias: text, html, rtf, rtfd, png, jpeg, bmp,
+            tiff, webp, gif.
 
               -t, --type TYPE[=FILE]  a representation (repeatable)
               -n, --trim-newline      drop one trailing newline from standard input
@@ -93,8 +96,9 @@ public enum Usage {
                    pb convert [--from FORMAT] --info [INPUT]
 
             Converts a document between txt, rtf, html, rtfd (flat RTFD, com.apple.flat-rtfd) and
-            rtfd-dir (an RTFD bundle directory). Reads INPUT or standard input, writes OUTPUT or standard
-            output. --from defaults to the input's extension or content.
+            rtfd-dir (an RTFD bundle directory), or a picture (PNG, JPEG, GIF, BMP, TIFF, WebP, known
+            by its content) to png, jpeg, bmp, tiff or webp. Reads INPUT or standard input, writes
+            OUTPUT or standard output. --from defaults to the input's extension or content.
             """
         case "status": return """
             usage: pb status
@@ -116,7 +120,8 @@ public enum Usage {
             usage: pb watch [-p|-b|-P NAME]... [--json|-0] [COMMAND [ARGS...]]
 
             Waits for changes (pushed by pasteboardd, no polling) and prints one record per change:
-            pasteboard, changeCount, state, types. --json prints one JSON object per line, -0 ends each
+            pasteboard, changeCount, state, types, and for a picture its type, width×height and size.
+            --json prints one JSON object per line, -0 ends each
             record with NUL. With COMMAND, runs it once per change instead, with the new text on its
             standard input and CLIPBOARD_STATE (data, clear, nil, sensitive), CLIPBOARD_TYPE,
             PASTEBOARD_NAME and PASTEBOARD_CHANGE_COUNT in its environment, as wl-paste --watch does.

@@ -18,8 +18,9 @@ public enum ControlResponse: Hashable, Sendable {
     case history([HistoryEntry])
     /// Answer to `items` and `historyItem`.
     case items([PasteboardItem])
-    /// Event after `watch`: a pasteboard changed. `state` says how ("owned", "foreign", "cleared").
-    case changed(pasteboard: String, count: UInt64, types: [String], state: String)
+    /// Event after `watch`: a pasteboard changed. `state` says how ("owned", "foreign", "cleared"); `image`
+    /// describes the content's picture (type, size, length), when the daemon holds one.
+    case changed(pasteboard: String, count: UInt64, types: [String], state: String, image: ImageSummary? = nil)
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -103,11 +104,18 @@ public enum ControlResponse: Hashable, Sendable {
             }
         case .items(let items):
             items.encode(into: &writer.wire)
-        case .changed(let pasteboard, let count, let types, let state):
+        case .changed(let pasteboard, let count, let types, let state, let image):
             writer.string(pasteboard)
             writer.u64(count)
             writer.wire.array(types) { $0.string($1) }
             writer.string(state, truncatingTo: text)
+            writer.bool(image != nil)
+            if let image {
+                writer.string(image.type.rawValue)
+                writer.u32(UInt32(clamping: image.width))
+                writer.u32(UInt32(clamping: image.height))
+                writer.u64(UInt64(clamping: image.byteCount))
+            }
         }
         return writer
     }
@@ -169,7 +177,13 @@ public enum ControlResponse: Hashable, Sendable {
             response = .changed(pasteboard: try fields.pasteboardName("changed.pasteboard"),
                                 count: try fields.u64("changed.count"),
                                 types: try fields.typeNames("changed.types"),
-                                state: try fields.string("changed.state", maximum: text))
+                                state: try fields.string("changed.state", maximum: text),
+                                image: try fields.bool("changed.hasImage")
+                                    ? ImageSummary(type: PasteboardType(try fields.typeName("changed.image.type")),
+                                                   width: Int(try fields.u32("changed.image.width")),
+                                                   height: Int(try fields.u32("changed.image.height")),
+                                                   byteCount: Int(clamping: try fields.u64("changed.image.byteCount")))
+                                    : nil)
         }
         try fields.expectEnd(of: "\(kind)")
         return response

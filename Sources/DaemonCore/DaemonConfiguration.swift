@@ -1,3 +1,4 @@
+import Images
 import PasteboardCore
 import SystemSupport
 
@@ -6,6 +7,11 @@ import SystemSupport
 public struct DaemonConfiguration: Equatable, Sendable {
     public var maxTextBytes = 8 << 20
     public var maxImageBytes = 64 << 20
+    /// The most bytes read for one rich-text target (RTF, HTML, RTFD): larger than text's, because pictures
+    /// travel inside (LibreOffice's RTF of a page with a 2 MB picture is 13 MB).
+    public var maxRichTextBytes = 64 << 20
+    /// The most pixels of a picture the daemon decodes to convert it (checked from its header first).
+    public var maxImagePixels = ImageLimits.defaultMaximumPixels
     public var maxSnapshotBytes = 256 << 20
     public var transferTimeoutMs = 5000
     public var ownerTimeoutMs = 5000
@@ -43,8 +49,13 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
     /// The snapshot caps as a policy.
     var snapshotPolicy: SnapshotPolicy {
-        SnapshotPolicy(textCap: maxTextBytes, imageCap: maxImageBytes, otherCap: maxTextBytes, snapshotCap: maxSnapshotBytes)
+        var policy = SnapshotPolicy(textCap: maxTextBytes, imageCap: maxImageBytes, otherCap: maxTextBytes, snapshotCap: maxSnapshotBytes)
+        policy.richTextCap = maxRichTextBytes
+        return policy
     }
+
+    /// The image limits as the converters take them.
+    var imageLimits: ImageLimits { ImageLimits(maximumPixels: maxImagePixels) }
 
     /// Parses a configuration file's bytes.
     public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
@@ -72,6 +83,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
             switch key {
             case "maxTextBytes": config.maxTextBytes = try integer(0...(1 << 30))
             case "maxImageBytes": config.maxImageBytes = try integer(0...(1 << 30))
+            case "maxRichTextBytes": config.maxRichTextBytes = try integer(0...(1 << 30))
+            case "maxImagePixels": config.maxImagePixels = try integer(1...(1 << 30))
             case "maxSnapshotBytes": config.maxSnapshotBytes = try integer(0...(2 << 30))
             case "transferTimeoutMs": config.transferTimeoutMs = try integer(100...600_000)
             case "ownerTimeoutMs": config.ownerTimeoutMs = try integer(100...600_000)

@@ -54,11 +54,13 @@ public final class DaemonEngine {
                                        conversionTimeout: .milliseconds(configuration.conversionTimeoutMs),
                                        table: table, log: log)
         service.boards.countStore = CountStore(directory: stateDirectory)
+        service.server.conversions.imageLimits = configuration.imageLimits
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory)
         service.manager = manager
-        service.onChange = { [weak self] name, count, state, types in
-            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue),
+        service.onChange = { [weak self] name, count, state, types, image in
+            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
+                                      image: image),
                              name.rawValue)
         }
     }
@@ -106,6 +108,7 @@ public final class DaemonEngine {
     public func reconfigure(_ configuration: DaemonConfiguration) {
         self.configuration = configuration
         manager.configuration = configuration
+        service.server.conversions.imageLimits = configuration.imageLimits
     }
 
     // MARK: - Control requests: one handler per kind

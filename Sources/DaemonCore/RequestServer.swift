@@ -1,3 +1,5 @@
+import ImageCodecs
+import Images
 import PasteboardCore
 import RichText
 import Selection
@@ -62,7 +64,8 @@ final class RequestServer {
     }
 
     private var services: ConversionServices {
-        ConversionServices(codePages: Conversions.systemCodePages, compoundText: x)
+        ConversionServices(codePages: Conversions.systemCodePages, compoundText: x, images: Conversions.imageCodec,
+                           imageLimits: conversions.imageLimits)
     }
 
     // MARK: - X requestors
@@ -197,6 +200,9 @@ final class RequestServer {
     func conversionsFinished() {
         guard conversions.takeFinished() else { return }
         retryParked()
+        // The worker threads' malloc arenas keep a large conversion's peak (a 4K picture: tens of MiB) unless
+        // asked to give it back; once no conversion is left, they are.
+        if conversions.pendingCount == 0 { MemoryRelease.trim() }
     }
 
     private func retryParked() {
@@ -260,6 +266,11 @@ final class Conversions {
 
     /// glibc's iconv decodes the double-byte code pages RichText has no tables for.
     static let systemCodePages = CodePageFunction { IconvCodePages().decode($0, codePage: $1) }
+    /// The image libraries (libspng, TurboJPEG, giflib, libtiff, libwebp): a handle per call, so both
+    /// threads use them at once.
+    static let imageCodec = SystemImageCodec()
+    /// The pixel cap for pictures decoded from now on (`maxImagePixels`).
+    var imageLimits = ImageLimits()
 
     /// Readable when conversions have finished.
     var readyDescriptor: FileDescriptor { worker.readyDescriptor }
@@ -269,7 +280,10 @@ final class Conversions {
     func start(_ job: ConversionJob, for served: ServedContent) {
         let key = ObjectIdentifier(served)
         let group = groups[key] ?? { defer { nextGroup += 1 }; groups[key] = nextGroup; return nextGroup }()
-        let id = worker.submit(group: group) { job.run(codePages: Conversions.systemCodePages) }
+        let limits = imageLimits
+        let id = worker.submit(group: group) {
+            job.run(codePages: Conversions.systemCodePages, images: Conversions.imageCodec, imageLimits: limits)
+        }
         jobs[id] = (served, job)
     }
 

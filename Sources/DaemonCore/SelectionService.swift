@@ -60,7 +60,7 @@ final class SelectionService {
     let table: ConversionTable
 
     /// Called after a pasteboard's count moved: name, count, state, and the types when the daemon serves it.
-    var onChange: ((PasteboardName, UInt64, ChangeState, [PasteboardType]) -> Void)?
+    var onChange: ((PasteboardName, UInt64, ChangeState, [PasteboardType], ImageSummary?) -> Void)?
     /// The clipboard manager: snapshots, takeover, CLIPBOARD_MANAGER, history (nil: none).
     weak var manager: ClipboardManager?
 
@@ -135,7 +135,7 @@ final class SelectionService {
         guard let selection = boards.selection(of: name) else { return }
         let count = boards[selection]!.counter.recordExternalChange()
         boards.publish(selection)
-        onChange?(name, count, .empty, [])
+        onChange?(name, count, .empty, [], nil)
     }
 
     private func serverTimeArrived(_ time: Timestamp) {
@@ -168,7 +168,8 @@ final class SelectionService {
             // large copies and the copy is already served.
             completion(.success(count))
             manager?.daemonOwned(board.name, content: content, count: count)
-            onChange?(board.name, count, content.isSensitive ? .sensitive : .data, content.types)
+            onChange?(board.name, count, content.isSensitive ? .sensitive : .data, content.types,
+                      content.isSensitive ? nil : content.imageSummary())
         case .lost(let selection, let completion):
             completion(.failure(x.isConnectionLost ? .connectionLost : .lostRace(boards[selection]?.name ?? .general)))
         case .cleared(let selection, let completion):
@@ -180,7 +181,7 @@ final class SelectionService {
             boards.publish(selection)
             log.info("cleared \(board.name) (count \(count))")
             manager?.cleared(board.name)
-            onChange?(board.name, count, .clear, [])
+            onChange?(board.name, count, .clear, [], nil)
             completion(.success(count))
         }
     }
@@ -262,7 +263,7 @@ final class SelectionService {
         if counted {
             boards.publish(change.selection)
             log.debug("\(board.name) changed (count \(board.counter.count))")
-            onChange?(board.name, board.counter.count, state, [])
+            onChange?(board.name, board.counter.count, state, [], nil)
         }
     }
 

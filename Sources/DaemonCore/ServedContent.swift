@@ -1,3 +1,4 @@
+import Images
 import PasteboardCore
 import RichText
 import SystemSupport
@@ -136,12 +137,18 @@ final class ServedContent {
         return failures
     }
 
-    /// What a plan may read: the source's types, then what was derived already (but nothing an invented
-    /// step made: its structure is a guess, not something to convert further).
+    /// What a plan may read: the source's types, then what was derived already — but nothing an invented
+    /// step made (its structure is a guess, not something to convert further), and nothing of a family the
+    /// source gave itself (its own is at hand and keeps the most: a WebP of a JPEG copy is made from the
+    /// JPEG, lossy, not from a PNG derived from it).
     private var sources: [PasteboardType] {
         var types = content.types
+        let families = Set(types.compactMap { table.family(of: $0) })
         for (type, state) in derived {
-            if case .ready(let representation, let invented) = state, !invented, representation.type == type { types.append(type) }
+            if case .ready(let representation, let invented) = state, !invented, representation.type == type,
+               !(table.family(of: type).map(families.contains) ?? false) {
+                types.append(type)
+            }
         }
         return types
     }
@@ -174,11 +181,11 @@ struct ConversionJob: Sendable {
     /// The bytes of the plan's companions the content has (`ConversionPlan.companions`).
     var companions: [PasteboardType: [UInt8]] = [:]
 
-    /// Runs on any thread: no step here needs the X connection.
-    func run(codePages: any CodePageDecoder) -> Result<Representation, ConversionError> {
+    /// Runs on any thread: no step here needs the X connection. The services are made on the thread that runs it.
+    func run(codePages: any CodePageDecoder, images: any ImageCodec, imageLimits: ImageLimits) -> Result<Representation, ConversionError> {
         let prefix = ConversionPlan(source: plan.source, target: outputType, steps: Array(plan.steps.prefix(steps)),
                                     companions: plan.companions)
-        var services = ConversionServices(codePages: codePages)
+        var services = ConversionServices(codePages: codePages, images: images, imageLimits: imageLimits)
         services.companions = companions
         do {
             return .success(try prefix.run(input, services: services))

@@ -1,5 +1,6 @@
 @_exported import PasteboardCore
 import ControlProtocol
+import ImageCodecs
 import Selection
 import SystemSupport
 import XClient
@@ -14,6 +15,8 @@ public struct PasteboardChange: Equatable, Sendable {
     public var state: String
     /// The types, when pasteboardd serves the content.
     public var types: [PasteboardType]
+    /// The content's picture (type, size, length), when pasteboardd holds one.
+    public var image: ImageSummary? = nil
 }
 
 /// A pasteboard: the general one (CLIPBOARD), primary (PRIMARY), or a named one (the X selection of
@@ -343,7 +346,9 @@ public final class Pasteboard {
     }
 
     private func services(_ x: (any XDisplay)?) -> ConversionServices {
-        ConversionServices(codePages: CodePageFunction.system, compoundText: x ?? (try? self.x().0.x))
+        var services = ConversionServices.system
+        services.compoundText = x ?? (try? self.x().0.x)
+        return services
     }
 
     private func item(_ representations: [Representation]) throws(PasteboardError) -> PasteboardItem {
@@ -378,4 +383,22 @@ public final class Pasteboard {
 extension CodePageFunction {
     /// glibc's iconv, for the double-byte code pages RichText has no tables for.
     public static let system = CodePageFunction { IconvCodePages().decode($0, codePage: $1) }
+}
+
+extension ConversionServices {
+    /// What this system offers converters without an X connection: iconv's code pages and the image
+    /// libraries (libspng, TurboJPEG, giflib, libtiff, libwebp), with the default pixel cap.
+    public static var system: ConversionServices {
+        ConversionServices(codePages: CodePageFunction.system, images: SystemImageCodec())
+    }
+}
+
+extension ConversionTable {
+    /// `data`, of type `from`, as `to`: the plan `plan(producing:from:)` chooses, run with `services`
+    /// (`pb convert` of pictures). Throws `.notOffered` when nothing converts `from` to `to`.
+    public func convert(_ data: [UInt8], from: PasteboardType, to: PasteboardType,
+                        services: ConversionServices = .system) throws(TypedReadError) -> Representation {
+        guard let plan = plan(producing: to, from: [from]) else { throw .notOffered(to) }
+        do { return try plan.run(data, services: services) } catch { throw .conversionFailed(error) }
+    }
 }

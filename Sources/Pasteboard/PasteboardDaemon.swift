@@ -143,9 +143,9 @@ public final class PasteboardWatcher {
         while true {
             let response: ControlResponse
             do { response = try client.receive(deadline: deadline) } catch { throw PasteboardError.translate(error) }
-            if case .changed(let board, let count, let types, let state) = response {
+            if case .changed(let board, let count, let types, let state, let image) = response {
                 return PasteboardChange(pasteboard: PasteboardName(rawValue: board), changeCount: count, state: state,
-                                        types: types.map(PasteboardType.init(rawValue:)))
+                                        types: types.map(PasteboardType.init(rawValue:)), image: image)
             }
         }
     }

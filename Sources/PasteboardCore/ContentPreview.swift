@@ -13,7 +13,7 @@ extension PasteboardContent {
     /// A one-line summary for history listings and pickers, at most about `limit` characters: the files
     /// ("3 files: a.txt, b.txt, …", though file managers offer the paths as text too), else the start of
     /// the text (an application that renders a selection as a picture beside its text still copied text),
-    /// else an image ("image/png 1920×1080": a browser's image copy carries HTML, not text), else the first
+    /// else an image ("image/png 1920×1080" from its header, any format: a browser's image copy carries HTML, not text), else the first
     /// type in brackets. Never a control character (`OneLine`).
     public func preview(limit: Int = 80, table: ConversionTable = .standard) -> String {
         if let files = fileList(using: table) {
@@ -24,10 +24,11 @@ extension PasteboardContent {
         if let text = plainText(using: table) {
             return OneLine.make(String(decoding: text.prefix(limit * 4), as: UTF8.self), limit: limit)
         }
+        if let image = imageSummary(using: table) {
+            return "\(image.type) \(image.width)×\(image.height)"
+        }
         if let image = types.first(where: { $0.rawValue.hasPrefix("image/") }) {
-            if let data = data(for: image), let size = PNGHeader.size(of: data) {
-                return "\(image) \(size.width)×\(size.height)"
-            }
+            // A picture whose header does not read: its type and size.
             return OneLine.make("\(image), \(data(for: image)?.count ?? 0) bytes", limit: limit)
         }
         return types.first.map { OneLine.make("[\($0)]", limit: limit) } ?? ""
@@ -56,17 +57,5 @@ public enum OneLine {
             default: false
             }
         }
-    }
-}
-
-/// The size a PNG's header (its IHDR chunk, the first) gives.
-enum PNGHeader {
-    static func size(of data: [UInt8]) -> (width: UInt32, height: UInt32)? {
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard data.count >= 24, data.starts(with: signature), data[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
-        let word = { (at: Int) in data[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-        let (width, height) = (word(16), word(20))
-        guard width > 0, height > 0 else { return nil }
-        return (width, height)
     }
 }

@@ -1,3 +1,4 @@
+import Images
 import RichText
 import XTypes
 
@@ -53,11 +54,23 @@ public struct ConversionServices {
     /// The companions a plan's steps read beside their input (`Converter.companion`), by type, as far as
     /// the holder offers them: KDE's cut marker beside a URI list.
     public var companions: [PasteboardType: [UInt8]] = [:]
+    /// The image codecs (the C libraries' door, `ImageCodecs.SystemImageCodec`); nil where there are none.
+    public var images: (any ImageCodec)?
+    /// What a picture may cost to decode (the pixel cap).
+    public var imageLimits: ImageLimits
 
-    public init(codePages: any CodePageDecoder = BuiltInCodePages(), compoundText: (any CompoundTextCodec)? = nil) {
+    public init(codePages: any CodePageDecoder = BuiltInCodePages(), compoundText: (any CompoundTextCodec)? = nil,
+                images: (any ImageCodec)? = nil, imageLimits: ImageLimits = ImageLimits()) {
         self.codePages = codePages
         self.compoundText = compoundText
+        self.images = images
+        self.imageLimits = imageLimits
     }
+}
+
+extension ConversionServices {
+    /// Rich text's pictures through `images` (nil without codecs).
+    public var pictures: (any PictureConverter)? { images.map { ImagePictures(codec: $0, limits: imageLimits) } }
 }
 
 /// Why a conversion failed: the formats and the converter's reason (never content).

@@ -46,6 +46,9 @@ public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomString
     public static let aliases: [String: PasteboardType] = [
         "text": .utf8PlainText, "txt": .utf8PlainText, "utf8": .utf8String,
         "html": .html, "rtf": .rtf, "rtfd": .flatRTFD, "png": .png, "uri": .uriList, "uris": .uriList,
+        "jpeg": PasteboardType("image/jpeg"), "jpg": PasteboardType("image/jpeg"), "gif": PasteboardType("image/gif"),
+        "bmp": PasteboardType("image/bmp"), "tiff": PasteboardType("image/tiff"), "tif": PasteboardType("image/tiff"),
+        "webp": PasteboardType("image/webp"),
     ]
 
     /// Apple uniform type identifiers and the X target each one is served as.
@@ -55,6 +58,9 @@ public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomString
         "public.png": .png, "public.url": .uriList, "public.file-url": .uriList,
         "NSStringPboardType": .utf8PlainText, "NeXT Rich Text Format v1.0 pasteboard type": .rtf,
         "NeXT RTFD pasteboard type": .flatRTFD, "Apple HTML pasteboard type": .html,
+        "public.jpeg": PasteboardType("image/jpeg"), "public.tiff": PasteboardType("image/tiff"),
+        "com.compuserve.gif": PasteboardType("image/gif"), "com.microsoft.bmp": PasteboardType("image/bmp"),
+        "org.webmproject.webp": PasteboardType("image/webp"), "NeXT TIFF v4.0 pasteboard type": PasteboardType("image/tiff"),
     ]
 
     /// Resolves what a user typed: an alias, a UTI, or any MIME type or atom name as it is.

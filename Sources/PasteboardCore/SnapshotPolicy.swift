@@ -9,6 +9,8 @@ public struct SnapshotPolicy: Equatable, Sendable {
     public var textCap: Int
     /// The most bytes read for one image target.
     public var imageCap: Int
+    /// The most bytes read for one rich-text target (RTF, HTML, RTFD: pictures travel inside them).
+    public var richTextCap: Int = 64 << 20
     /// The most bytes read for any other target.
     public var otherCap: Int
     /// The most bytes one snapshot holds in all.
@@ -42,8 +44,9 @@ public struct SnapshotPolicy: Equatable, Sendable {
     public static var secretMarkers: Set<String> { concealedMarkers.union([passwordManagerHint]) }
 
     /// The targets to read from an owner offering `offered`, in order: one plain-text target (the others
-    /// are derived when served), HTML, one of the RTF aliases, flat RTFD, PNG (other images only when there
-    /// is no PNG), URI lists, one of GNOME's and MATE's copied-files targets, KDE's cut marker, then every
+    /// are derived when served), HTML, one of the RTF aliases, flat RTFD, one picture (PNG if offered, else the
+    /// first of the image rows: TIFF, BMP, WebP, GIF, JPEG), URI lists, one of GNOME's and MATE's copied-files
+    /// targets, KDE's cut marker, then every
     /// other target.
     public func plan(offered: [String], table: ConversionTable = .standard) -> [String] {
         var remaining = offered.filter { !Self.neverRead.contains($0) && !Self.secretMarkers.contains($0) }
@@ -63,8 +66,12 @@ public struct SnapshotPolicy: Equatable, Sendable {
         if let first = rtf.map(\.rawValue).first(where: remaining.contains) { take(first) }
         drop(rtf)
         take(PasteboardType.flatRTFD.rawValue)
-        if remaining.contains(PasteboardType.png.rawValue) {
-            take(PasteboardType.png.rawValue)
+        // One picture: the first of the image family in the table's order (lossless first); the daemon
+        // derives the others when it serves the content. Image types the table does not know are read as they are.
+        let images = table.members(of: .image)
+        if let first = images.map(\.rawValue).first(where: remaining.contains) {
+            take(first)
+            drop(images)
         } else {
             for image in remaining.filter({ $0.hasPrefix("image/") }) { take(image) }
         }
@@ -79,6 +86,7 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// The cap for one target.
     public func cap(for type: String) -> Int {
         if type.hasPrefix("image/") { return imageCap }
+        if ConversionTable.standard.family(of: PasteboardType(type)) == .richText { return richTextCap }
         if ConversionTable.standard.family(of: PasteboardType(type)) == .plainText || type.hasPrefix("text/") { return textCap }
         return otherCap
     }

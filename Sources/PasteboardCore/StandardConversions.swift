@@ -2,10 +2,11 @@ import RichText
 import Selection
 
 extension ConversionTable {
-    /// The families pasteboard knows today — plain text, rich text and files — with their X targets and
-    /// converters. Images are added here as rows and converter functions.
-    public static let standard = ConversionTable(rows: richTextRows + plainTextRows + fileRows,
-                                                 converters: plainTextConverters + richTextConverters + fileConverters)
+    /// The families pasteboard knows today — plain text, rich text, images and files — with their X
+    /// targets and converters. A new family is added here as rows and converter functions.
+    public static let standard = ConversionTable(rows: richTextRows + plainTextRows + imageRows + fileRows,
+                                                 converters: plainTextConverters + richTextConverters + imageConverters
+                                                     + fileConverters)
 
     // MARK: - Plain text
 
@@ -79,7 +80,8 @@ extension ConversionTable {
     private static func document(from: DocumentFormat, to: DocumentFormat) -> Converter.Function {
         { input, services throws(ConversionFailure) in
             do {
-                return ConverterOutput(try RichTextConverter.convert(input, from: from, to: to, codePages: services.codePages).bytes)
+                return ConverterOutput(try RichTextConverter.convert(input, from: from, to: to, codePages: services.codePages,
+                                                                     pictures: services.pictures).bytes)
             } catch {
                 throw ConversionFailure("\(error)")
             }

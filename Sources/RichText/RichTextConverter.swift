@@ -23,15 +23,18 @@ public enum RichTextConverter {
     /// Converts bytes of one format into another. Same format in and out returns the input bytes unchanged (passthrough).
     /// `rtfd` is flat RTFD (com.apple.flat-rtfd). `.rtfdDirectory` is not valid here (use RTFDBundle).
     /// `codePages` decodes the code pages RichText has no table for; pass a system decoder for double-byte text.
+    /// `pictures` turns attachments the target cannot embed as they are (a TIFF for RTF or HTML) into PNG.
     public static func convert(
-        _ input: [UInt8], from: DocumentFormat, to: DocumentFormat, codePages: any CodePageDecoder = BuiltInCodePages()
+        _ input: [UInt8], from: DocumentFormat, to: DocumentFormat, codePages: any CodePageDecoder = BuiltInCodePages(),
+        pictures: (any PictureConverter)? = nil
     ) throws -> ConversionOutput {
         guard from != .rtfdDirectory, to != .rtfdDirectory else {
             throw RichTextError(.unsupported, format: "convert", "RTFD directories are read and written with RTFDBundle")
         }
         if from == to { return ConversionOutput(bytes: input) }
         let read = try self.read(input, format: from, codePages: codePages)
-        var output = try write(read.document, format: to)
+        let document = pictures.map { read.document.embeddingPictures(for: to, using: $0) } ?? read.document
+        var output = try write(document, format: to)
         output.warnings = read.warnings + output.warnings
         return output
     }

@@ -8,6 +8,9 @@ extension Runner {
     static let maximumDocumentBytes = 512 << 20
 
     func convert(_ request: ConvertRequest) -> ExitCode {
+        if request.to.flatMap(Self.imageType(named:)) != nil || request.from.flatMap(Self.imageType(named:)) != nil {
+            return convertImage(request, input: nil)
+        }
         let to: DocumentFormat?
         do {
             to = try request.to.map { try Self.format(named: $0) }
@@ -42,6 +45,9 @@ extension Runner {
             return fail("cannot read the input: \(error)")
         }
 
+        if request.from == nil && PasteboardType.imageType(of: input) != nil {
+            return convertImage(request, input: input)
+        }
         if request.info {
             do {
                 Output.line(try RichTextConverter.info(input, format: from, codePages: CodePageFunction.system))
@@ -53,7 +59,8 @@ extension Runner {
         guard let to else { return fail("convert needs --to FORMAT", .usage) }
         do {
             let target: DocumentFormat = to == .rtfdDirectory ? .rtfd : to
-            let output = try RichTextConverter.convert(input, from: from, to: target, codePages: CodePageFunction.system)
+            let output = try RichTextConverter.convert(input, from: from, to: target, codePages: CodePageFunction.system,
+                                                       pictures: ConversionServices.system.pictures)
             for warning in output.warnings.prefix(20) { Output.error("\(programName) convert: warning: \(warning)") }
             if output.warnings.count > 20 { Output.error("\(programName) convert: \(output.warnings.count - 20) more warnings") }
             if to == .rtfdDirectory {
@@ -70,6 +77,54 @@ extension Runner {
         } catch {
             return fail("\(error)")
         }
+    }
+
+    /// Pictures: any format pasteboard reads (PNG, JPEG, GIF, BMP, TIFF, WebP, known by their content) to
+    /// any it writes (all but GIF), through the library's image codecs; `--info` prints the format and size.
+    func convertImage(_ request: ConvertRequest, input given: [UInt8]?) -> ExitCode {
+        let input: [UInt8]
+        do {
+            if let given {
+                input = given
+            } else if let path = request.inputPath, path != "-" {
+                input = try FileSystem.readFile(path, limit: Self.maximumDocumentBytes)
+            } else {
+                input = try FileDescriptor.standardInput.readToEnd(limit: Self.maximumDocumentBytes)
+            }
+        } catch {
+            return fail("cannot read the input: \(error)")
+        }
+        guard let source = PasteboardType.imageType(of: input) else {
+            return fail("the input is not a PNG, JPEG, GIF, BMP, TIFF or WebP picture")
+        }
+        if request.info {
+            guard let summary = ImageSummary(input) else { return fail("the \(source) header cannot be read") }
+            Output.line("Format: \(source)\nSize: \(input.count) bytes\nPixels: \(summary.width) × \(summary.height)")
+            return .success
+        }
+        guard let name = request.to else { return fail("convert needs --to FORMAT", .usage) }
+        guard let target = Self.imageType(named: name), ConversionTable.standard.plan(producing: target, from: [source]) != nil else {
+            return fail("a picture converts to png, jpeg, bmp, tiff or webp, not '\(name)'", .usage)
+        }
+        do {
+            let output = try ConversionTable.standard.convert(input, from: source, to: target)
+            if let path = request.outputPath, path != "-" {
+                try AtomicFile.write(output.data, to: path, mode: 0o644)
+            } else {
+                try Output.write(output.data)
+            }
+            return .success
+        } catch let error as TypedReadError {
+            return fail("\(error)", .conversionFailed)
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    /// The image type a format name names (`png`, `jpeg`, `jpg`, `bmp`, `tiff`, `webp`, `gif`, or a MIME type).
+    static func imageType(named name: String) -> PasteboardType? {
+        guard let type = PasteboardType.named(name), ConversionTable.standard.family(of: type) == .image else { return nil }
+        return type
     }
 
     private func usage(_ error: Error) -> ExitCode {

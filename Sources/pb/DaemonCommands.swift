@@ -94,13 +94,19 @@ extension Runner {
         }
     }
 
+    /// One record: pasteboard, count, state, types, and for a picture its type, size and length
+    /// (`image/png 3840×2160 1234567 bytes`).
     func record(_ format: WatchRequest.Format, _ change: PasteboardChange) -> String {
         let types = change.types.map(\.rawValue)
+        let picture = change.image.map { " \($0)" } ?? ""
         switch format {
-        case .text: return "\(change.pasteboard) \(change.changeCount) \(change.state) \(types.joined(separator: ","))\n"
-        case .nul: return "\(change.pasteboard) \(change.changeCount) \(change.state) \(types.joined(separator: ","))\0"
+        case .text: return "\(change.pasteboard) \(change.changeCount) \(change.state) \(types.joined(separator: ","))\(picture)\n"
+        case .nul: return "\(change.pasteboard) \(change.changeCount) \(change.state) \(types.joined(separator: ","))\(picture)\0"
         case .json:
-            return "{\"pasteboard\":\(JSON.string(change.pasteboard.rawValue)),\"changeCount\":\(change.changeCount),\"state\":\(JSON.string(change.state)),\"types\":[\(types.map(JSON.string).joined(separator: ","))]}\n"
+            let image = change.image.map {
+                ",\"image\":{\"type\":\(JSON.string($0.type.rawValue)),\"width\":\($0.width),\"height\":\($0.height),\"bytes\":\($0.byteCount)}"
+            } ?? ""
+            return "{\"pasteboard\":\(JSON.string(change.pasteboard.rawValue)),\"changeCount\":\(change.changeCount),\"state\":\(JSON.string(change.state)),\"types\":[\(types.map(JSON.string).joined(separator: ","))]\(image)}\n"
         }
     }
 

@@ -118,7 +118,9 @@ struct Runner {
         if request.osc52 { return copyThroughTerminal(request) }
         var representations: [Representation] = []
         do {
-            if request.sources.isEmpty {
+            if request.sources.isEmpty, let picture = try Self.pictureOperand(request.operands) {
+                representations.append(picture)
+            } else if request.sources.isEmpty {
                 var text = try request.text.map { Array($0.utf8) } ?? FileDescriptor.standardInput.readToEnd(limit: Self.maximumCopyBytes)
                 if request.trimNewline { text = trimmingOneNewline(text) }
                 if request.detectRichText && text.starts(with: Array("{\\rtf".utf8)) {
@@ -159,6 +161,14 @@ struct Runner {
         } catch {
             return fail("\(error)")
         }
+    }
+
+    /// `pb copy shot.png`: a lone operand naming a regular file whose content is a picture (by its magic
+    /// bytes, whatever its name) is that picture, under the type its content has; anything else is text.
+    static func pictureOperand(_ operands: [String]) throws -> Representation? {
+        guard operands.count == 1, let path = operands.first, (try? FileSystem.status(path).kind) == .regular else { return nil }
+        let data = try FileSystem.readFile(path, limit: maximumCopyBytes)
+        return PasteboardType.imageType(of: data).map { Representation(type: $0, data: data) }
     }
 
     func clear(_ name: PasteboardName) -> ExitCode {

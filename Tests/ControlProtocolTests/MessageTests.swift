@@ -64,6 +64,8 @@ func sampleResponses() throws -> [ControlResponse] {
             .items([text, text]),
             .items([]),
             .changed(pasteboard: "general", count: 8, types: ["TARGETS", "UTF8_STRING"], state: "foreign"),
+            .changed(pasteboard: "CLIPBOARD", count: 9, types: ["image/png"], state: "data",
+                     image: ImageSummary(type: .png, width: 3840, height: 2160, byteCount: 1_234_567)),
         ]
     }
 

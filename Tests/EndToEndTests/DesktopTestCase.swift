@@ -106,6 +106,19 @@ class DesktopTestCase: XCTestCase {
         try BackgroundRun(desktop.pb, arguments, environment: environment ?? desktop.environment)
     }
 
+    /// Starts `executable` on the desktop with its standard output on a pipe (a watcher, a toolkit owner);
+    /// stop it with `stop(_:)`.
+    func startReading(_ executable: String, _ arguments: [String]) throws -> (Process, LineReader) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = desktop.environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, LineReader(output.fileHandleForReading))
+    }
+
     func stop(_ process: Process) {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()

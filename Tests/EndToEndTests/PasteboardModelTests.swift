@@ -128,34 +128,20 @@ final class PasteboardModelTests: DesktopTestCase {
         let name = "_PB_TEST_GTK_OWNED"
         try pb("pasteboard", "create", name)
         let before = try count("-P", name)
-        let script = peer("toolkits.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script, "gtk-own", name, "from GTK"]
-        process.environment = desktop.environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try startReading("/usr/bin/python3", [peer("toolkits.py"), "gtk-own", name, "from GTK"])
         defer { stop(process) }
-        XCTAssertEqual(try LineReader(output.fileHandleForReading).line(), "ready")
+        XCTAssertEqual(try output.line(), "ready")
         try waitUntil(10, "the GTK owner is counted") { try count("-P", name) == before + 1 }
         XCTAssertEqual(try pb("paste", "-P", name).text, "from GTK")
     }
 
     func testWatchPrintsOneJSONRecordPerChange() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: desktop.pb)
-        process.arguments = ["watch", "--json", "-b"]
-        process.environment = desktop.environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, reader) = try startReading(desktop.pb, ["watch", "--json", "-b"])
         defer { stop(process) }
         // The watch is registered once pb has said hello; a status round trip orders us after it.
         try waitUntil(10, "pb watch is registered") { try pb("status").text.contains("watchers: 1\n") }
         try pb("copy", input: Array("one".utf8))
         try pb("clear")
-        let reader = LineReader(output.fileHandleForReading)
         let lines = [try reader.line(), try reader.line()].compactMap { $0 }
         XCTAssertEqual(lines.count, 2, "two records arrived")
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

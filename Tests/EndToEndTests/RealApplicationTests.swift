@@ -203,6 +203,26 @@ class BrowserTestCase: RealApplicationTestCase {
         XCTAssertEqual(json(pastes.textOnlyOwner), json(pastes.xclip), "an owner of text targets only pastes as xclip does")
         XCTAssertEqual(json(pastes.pasteboardd), json(pastes.xclip), "pb copy pastes as xclip does")
     }
+
+    /// A JPEG-only copy (`pb copy photo.jpg`) pastes into a web page as a picture: the browser reads the PNG
+    /// pasteboardd derives (Chromium reads no other image type), and the page's canvas holds the JPEG's
+    /// pixels as PIL decodes them (both are libjpeg-turbo; 2 levels of slack for the canvas).
+    func assertAJPEGCopyPastesAsAPictureIntoAPage() throws {
+        let photo = desktop.home + "/photo.jpg"
+        let made = try run("/usr/bin/python3", [peer("images.py"), "make", "jpeg", photo])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        try changingClipboard { try pb("copy", photo) }
+        let pasted = try command(["do": "paste-image"])
+        let image = try XCTUnwrap(pasted["image"] as? [String: Any], "the page got no picture: \(pasted)")
+        XCTAssertEqual(image["width"] as? Int, 320)
+        XCTAssertEqual(image["height"] as? Int, 200)
+        let png = try XCTUnwrap(Data(base64Encoded: image["png"] as? String ?? ""))
+        let canvas = desktop.home + "/canvas.png"
+        try png.write(to: URL(fileURLWithPath: canvas))
+        let verdict = try run("/usr/bin/python3", [peer("images.py"), "compare", photo, canvas])
+        let judged = (try? JSONSerialization.jsonObject(with: Data(verdict.stdout)) as? [String: Any]) ?? [:]
+        XCTAssertLessThanOrEqual(judged["max"] as? Int ?? 255, 2, "the page's pixels: \(judged) (file type \(image["type"] ?? ""))")
+    }
 }
 
 final class RealApplicationChromiumTests: BrowserTestCase {
@@ -225,6 +245,10 @@ final class RealApplicationChromiumTests: BrowserTestCase {
     func testCopyOutlivesChromium() throws {
         try assertCopyOutlivesTheApplication()
     }
+
+    func testAJPEGCopyPastesAsAPictureIntoAPage() throws {
+        try assertAJPEGCopyPastesAsAPictureIntoAPage()
+    }
 }
 
 final class RealApplicationFirefoxTests: BrowserTestCase {
@@ -246,6 +270,10 @@ final class RealApplicationFirefoxTests: BrowserTestCase {
 
     func testCopyOutlivesFirefox() throws {
         try assertCopyOutlivesTheApplication()
+    }
+
+    func testAJPEGCopyPastesAsAPictureIntoAPage() throws {
+        try assertAJPEGCopyPastesAsAPictureIntoAPage()
     }
 }
 

@@ -5,6 +5,9 @@ then reads commands from standard input, one JSON object a line, and answers eac
 
   {"do": "paste"}                    empty the editor, paste CLIPBOARD as a user would, report the editor
   {"do": "copy", "html": "<b>x</b>"} put the HTML in the editor, select all, copy, report the editor
+  {"do": "paste-image"}              (browsers) paste CLIPBOARD as a user would and report the picture the
+                                     page's paste event got, as a web page reads it (clipboardData.files):
+                                     {"image": {"type", "width", "height", "png": base64 of the canvas}}
   {"do": "quit"}                     quit the application as a user would, wait for it: {"quit": STATUS}
 
 A report of the editor always has "runs", what the user sees: each piece of text with its look,
@@ -129,6 +132,25 @@ def running_members(group):
 EDITOR_PAGE = ("data:text/html;charset=utf-8,<!doctype html><title>editor</title>"
                "<div id=editor contenteditable style='min-height:200px;border:1px solid'></div>")
 
+# Records the first file of the next paste event, decoded and drawn on a canvas, in window.pastedPicture
+# (or {"error": ...} when the paste carried no file or it did not decode).
+LISTEN_FOR_PICTURE = """() => {
+  window.pastedPicture = null;
+  document.addEventListener('paste', async event => {
+    const file = event.clipboardData.files[0];
+    if (!file) { window.pastedPicture = {error: 'no file: ' + Array.from(event.clipboardData.types).join(',')}; return; }
+    try {
+      const bitmap = await createImageBitmap(file, {colorSpaceConversion: 'none', premultiplyAlpha: 'none'});
+      const canvas = document.createElement('canvas');
+      canvas.width = bitmap.width; canvas.height = bitmap.height;
+      canvas.getContext('2d').drawImage(bitmap, 0, 0);
+      window.pastedPicture = {image: {type: file.type, width: bitmap.width, height: bitmap.height,
+                                      png: canvas.toDataURL('image/png').split(',')[1]}};
+    } catch (error) { window.pastedPicture = {error: String(error)}; }
+  }, {once: true});
+  return true;
+}"""
+
 # JavaScript functions the browser drivers call in the page: the editor's report, and emptying or filling
 # the editor and giving it the focus.
 EDITOR_REPORT = """() => {
@@ -228,6 +250,8 @@ class Driver:
                         reply(self.paste(**{k: v for k, v in command.items() if k != "do"}))
                     elif command["do"] == "copy":
                         reply(self.copy(command["html"]))
+                    elif command["do"] == "paste-image":
+                        reply(self.paste_image())
                     elif command["do"] == "quit":
                         status = self.quit()
                         reply({"quit": status})
@@ -268,6 +292,14 @@ class Browser(Driver):
         self.fill_editor("")
         self.shortcut("v")
         return wait_until("the paste reached the editor", lambda: (lambda e: e if e["html"] else None)(self.editor()), 30)
+
+    def paste_image(self):
+        """What a web page gets from a picture pasted with Ctrl+V: the first file of the paste event's
+        clipboardData, decoded by the browser and drawn on a canvas (its pixels, as PNG)."""
+        self.call(LISTEN_FOR_PICTURE)
+        self.fill_editor("")
+        self.shortcut("v")
+        return wait_until("the page read the pasted picture", lambda: self.call("() => window.pastedPicture"), 30)
 
     def copy(self, html):
         self.fill_editor(html)

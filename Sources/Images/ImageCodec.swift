@@ -1,0 +1,30 @@
+/// The C codecs, as the pure core sees them: decoding PNG, JPEG, GIF, TIFF and WebP to pixels and encoding
+/// pixels as PNG, JPEG, TIFF and WebP. `ImageCodecs.SystemImageCodec` is the implementation (libspng,
+/// TurboJPEG, giflib, libtiff, libwebp); the daemon and the library inject it, as they inject iconv for
+/// code pages. Every call stands alone (no shared state), so calls may run on several threads at once.
+public protocol ImageCodec: Sendable {
+    /// Decodes `bytes`, which sniff as `format` (never BMP, which the pure core reads itself). Checks
+    /// the picture's size against `limits` from the library's own reading of the header before it
+    /// allocates pixels; throws with a reason for anything it cannot read whole (a truncated file included).
+    func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits) throws(ImageError) -> PixelImage
+
+    /// Encodes `image` as `format` (PNG, JPEG, TIFF or WebP) with `settings`. JPEG ignores alpha: the
+    /// caller flattens first.
+    func encode(_ image: PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]
+}
+
+/// How an encoder writes: the policy's choices, in one value.
+public struct ImageEncodeSettings: Equatable, Sendable {
+    /// JPEG and lossy WebP quality, 1–100.
+    public var quality: Int
+    /// WebP: lossless (for pictures from lossless sources) or lossy.
+    public var lossless: Bool
+    /// JPEG: colour at full resolution (4:4:4) rather than halved both ways (4:2:0).
+    public var fullChroma: Bool
+
+    public init(quality: Int = 90, lossless: Bool = true, fullChroma: Bool = true) {
+        self.quality = quality
+        self.lossless = lossless
+        self.fullChroma = fullChroma
+    }
+}
