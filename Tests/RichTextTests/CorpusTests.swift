@@ -12,17 +12,46 @@ import XCTest
 final class CorpusTests: XCTestCase {
     static let threshold = 0.95
 
+    /// A file whose text differs from LibreOffice's text export, why, and the difference itself: our normalised
+    /// text with `ours` replaced once by `libreOffice` is LibreOffice's normalised text exactly, so the reason is
+    /// checked, not only stated.
+    struct KnownDifference {
+        var reason: String
+        var ours: String
+        var libreOffice: String
+    }
+
     /// Files whose text differs from LibreOffice's text export, and why; the test fails if this list and the
-    /// measurement disagree (docs/formats.md repeats it).
-    static let knownDifferences: [String: String] = [
-        "do-dhgt-old": "shape text: LibreOffice's text export keeps the first of two text boxes, its HTML export both, as we do",
-        "fdo47802": "shape text: the text box in cell A is left out of LibreOffice's text export, kept by its HTML export and by us",
-        "fdo53556": "shape text: LibreOffice's text export keeps one of two text boxes, its HTML export both (in another order), we both",
-        "shptxt-pard": "shape text: left out of LibreOffice's text export, kept by its HTML export and by us",
-        "tdf91074": "shape text: the text box is left out of LibreOffice's text export, kept by its HTML export and by us",
-        "fdo42109": "PAGE field: LibreOffice's text export computes 0 without a layout; we keep the producer's result 1",
-        "tdf115715": "an \\ilvl1 item: LibreOffice 7.4 numbers it 2. on level 0; the list table gives level 1's a. (Word's reading)",
-        "tdf78506": "LibreOffice 7.4 shows no number for the \\ls1 paragraph; its list table gives 1. (Word's reading)",
+    /// measurement disagree, or if a file differs by more than its stated difference (docs/formats.md repeats it).
+    static let knownDifferences: [String: KnownDifference] = [
+        "shptxt-pard": KnownDifference(
+            reason: "shape text: LibreOffice's text export writes body text only; its HTML export keeps the shape's text where we do",
+            ours: "shape text ", libreOffice: ""),
+        "tdf91074": KnownDifference(
+            reason: "text of an old {\\*\\do} text box: left out of LibreOffice's text export, kept by its HTML export and by us",
+            ours: "inner ", libreOffice: ""),
+        "fdo47802": KnownDifference(
+            reason: "a text box anchored in table cell A: left out of LibreOffice's text export; its HTML export puts it after the cell's text, we at the anchor",
+            ours: "C ", libreOffice: ""),
+        "do-dhgt-old": KnownDifference(
+            reason: "an empty body with two text boxes: LibreOffice's text export then writes the first frame only (its rule for a frame copied to the clipboard); its HTML export and we keep both",
+            ours: " b", libreOffice: ""),
+        "fdo53556": KnownDifference(
+            reason: "the same rule: an empty body, so LibreOffice's text export writes the first of two text boxes; its HTML export and we keep both",
+            ours: " This worksheet is designed to help you plan your submission for the 2011-2012 ARL Statistics."
+                + " The figures on this worksheet should be similar to those in the Summary page of your web form, except in"
+                + " cases where data are unavailable. If an exact figure is unavailable, use NA/UA. If the appropriate answer"
+                + " is zero or none, use 0.",
+            libreOffice: ""),
+        "fdo42109": KnownDifference(
+            reason: "a PAGE field in a table cell: LibreOffice 7.4's text export writes 0 there (1 in a body paragraph); we keep the producer's result 1",
+            ours: "1", libreOffice: "0"),
+        "tdf115715": KnownDifference(
+            reason: "\\ls1\\ilvl1: LibreOffice 7.4 numbers the item on level 0 (2.) when \\ilvl follows \\ls; we show level 1's a., as Word does",
+            ours: "a. a", libreOffice: "2. a"),
+        "tdf78506": KnownDifference(
+            reason: "\\levelnumbers ending in a {\\uc1 \\u59 ?} group: LibreOffice 7.4 then shows no number; the level gives 1. (Word's reading, and what LibreOffice's own test for this file expects)",
+            ours: "1. ", libreOffice: ""),
     ]
 
     /// Files whose shape or text-box text LibreOffice's text export leaves out: their LibreOffice 7.4 HTML export's
@@ -117,8 +146,21 @@ final class CorpusTests: XCTestCase {
                 + " against LibreOffice's text export; \(matchingHTML.count) more against its HTML export ("
                 + matchingHTML.map { "\($0.name) \(String(format: "%.3f", $0.htmlSimilarity ?? 0))" }.joined(separator: ", ") + ")")
         XCTAssertEqual(Set(failing.map(\.name)), Set(CorpusTests.knownDifferences.keys), "failing files:\n\(report)")
-        XCTAssertGreaterThanOrEqual(
-            Double(withText.count - failing.count + matchingHTML.count), 0.95 * Double(withText.count), report)
+        for m in failing {
+            guard let difference = CorpusTests.knownDifferences[m.name] else { continue }
+            guard let range = m.ours.range(of: difference.ours) else {
+                XCTFail("\(m.name): our text no longer contains \"\(difference.ours)\": \(m.ours)")
+                continue
+            }
+            XCTAssertEqual(
+                m.ours.replacingCharacters(in: range, with: difference.libreOffice), m.expected,
+                "\(m.name) differs from LibreOffice by more than \(difference.reason)")
+        }
+        // The measure of issue 13 is LibreOffice's text export: 108 of 116 (93.1 %), short of its 95 %; the other
+        // eight are the reasons above (docs/formats.md). LibreOffice's HTML export agrees with our shape text in three.
+        XCTAssertEqual(withText.count, 116)
+        XCTAssertGreaterThanOrEqual(withText.count - failing.count, 108, report)
+        XCTAssertEqual(Set(matchingHTML.map(\.name)), ["do-dhgt-old", "shptxt-pard", "tdf91074"])
         // The files LibreOffice leaves empty still read (their text is in headers, frames or shapes).
         XCTAssertEqual(measurements.count - withText.count, 35)
     }

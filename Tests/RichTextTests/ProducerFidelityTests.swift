@@ -225,6 +225,39 @@ final class ProducerFidelityTests: XCTestCase {
         XCTAssertTrue(html.contains("colspan=\"2\""), html)
     }
 
+    /// Where LibreOffice 7.4's text export parts from Word's reading of these files, we keep Word's
+    /// (CorpusTests.knownDifferences): an item written `\ls1\ilvl1` is on level 1, a `\levelnumbers` ending in a
+    /// `{\uc1 \u59 ?}` group still numbers, a PAGE field in a table cell keeps the producer's result.
+    func testWordListLevelsAndPageFieldInACellAsWordShowsThem() throws {
+        let levels = try read(try corpusFile("tdf115715"), .rtf)  // outside an assertion, so a skip is a skip
+        XCTAssertEqual(levels.paragraphs.map(\.text), ["before", "1", "a"])
+        XCTAssertEqual(levels.paragraphs.map { $0.attributes.list?.marker }, [nil, "1.", "a."])
+        XCTAssertEqual(levels.paragraphs.map { $0.attributes.list?.level }, [nil, 0, 1])
+        let html = String(decoding: try convert(try corpusFile("tdf115715"), .rtf, .html), as: UTF8.self)
+        XCTAssertTrue(html.contains("type=\"a\""), html)
+        let viaRTFD = try read(try convert(try convert(try corpusFile("tdf115715"), .rtf, .rtfd), .rtfd, .rtf), .rtf)
+        XCTAssertEqual(viaRTFD.paragraphs.map { $0.attributes.list?.marker }, [nil, "1.", "a."])
+        // Its sibling says in its own text what the second item's label is.
+        let named = try read(try corpusFile("tdf115242"), .rtf)
+        XCTAssertEqual(try paragraph(named, "This is \u{201C}a\u{201D}").attributes.list?.marker, "a.")
+        let semicolonGroup = try read(try corpusFile("tdf78506"), .rtf)
+        XCTAssertEqual(semicolonGroup.paragraphs.first?.attributes.list?.marker, "1.")
+        XCTAssertEqual(semicolonGroup.paragraphs.first?.text, "Test.")
+        let page = try read(try corpusFile("fdo42109"), .rtf)
+        let cells = page.paragraphs.filter { $0.attributes.tableCell != nil }
+        XCTAssertEqual(cells.map(\.text), ["", "1"])
+        XCTAssertEqual(cells.map { $0.attributes.tableCell?.column }, [0, 1])
+    }
+
+    /// A body with nothing but text boxes (`{\*\do … \dptxbx}`, Word 6/95's drawing objects, a rectangle between
+    /// them): every box's text, in document order. LibreOffice's text export writes only the first (its rule for a
+    /// frame copied to the clipboard); its HTML export writes both.
+    func testTextBoxesOfAnEmptyBodyAreAllKept() throws {
+        let boxes = try read(try corpusFile("do-dhgt-old"), .rtf)
+        XCTAssertEqual(boxes.paragraphs.map(\.text).filter { !$0.isEmpty }, ["a", "b"])
+        XCTAssertTrue(try run(boxes, "b").attributes.bold)
+    }
+
     // MARK: Word, Google Docs and LibreOffice HTML
 
     /// Word's clipboard HTML for lists: `mso-list` paragraphs whose marker sits in a conditional `supportLists`
