@@ -8,7 +8,9 @@ SWIFT ?= swift
 # --disable-local-rpath: nothing is loaded from beside the programs, so the loader need not look there
 # (about 20 failed opens at every start). -L link: the static Swift runtime's -lstdc++ finds link/libstdc++.so,
 # a linker script naming libstdc++.a, before the compiler's libstdc++.so: the C++ the runtime uses is linked in
-# (+70 kB) and libstdc++.so.6 is not loaded at every start (1.3 ms of a 5 ms `pb paste`; docs/performance.md).
+# (+70-90 kB) and libstdc++.so.6 is not loaded at every start (1.3 ms in a C program linked like pb; with the
+# buffer fix of the same day `pb paste` went from 1.38x to 1.08x xclip -o: docs/performance.md). (-Xswiftc -L, not
+# -Xlinker -L: the linker searches directories in the order given, and -Xlinker options come after the toolchain's.)
 RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath -Xswiftc -L$(CURDIR)/link
 RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
