@@ -6,8 +6,12 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 # A static standard library keeps pb's start-up near xsel's and the binaries free of the toolchain.
 # --disable-local-rpath: nothing is loaded from beside the programs, so the loader need not look there
-# (about 20 failed opens at every start).
-RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath
+# (about 20 failed opens at every start). -L link: the static Swift runtime's -lstdc++ finds link/libstdc++.so,
+# a linker script naming libstdc++.a, before the compiler's libstdc++.so: the C++ the runtime uses is linked in
+# (+70-90 kB) and libstdc++.so.6 is not loaded at every start (1.3 ms in a C program linked like pb; with the
+# buffer fix of the same day `pb paste` went from 1.38x to 1.08x xclip -o: docs/performance.md). (-Xswiftc -L, not
+# -Xlinker -L: the linker searches directories in the order given, and -Xlinker options come after the toolchain's.)
+RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath -Xswiftc -L$(CURDIR)/link
 RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
 # Packages: building needs the X headers and the image libraries' headers (libspng, TurboJPEG, libwebp,
@@ -174,13 +178,13 @@ uninstall:
 	done
 
 # The Debian package: a stripped install with PREFIX=/usr staged in DEB_DIR, man pages gzipped.
-# Depends names what the programs link (readelf -d: libX11, libXfixes, the image libraries, libstdc++ and
-# libgcc_s for the static Swift runtime, libc and libm), with the minimum versions dpkg-shlibdeps gives for them,
+# Depends names what the programs link (readelf -d: libX11, libXfixes, the image libraries, libgcc_s for the
+# static Swift runtime, libc and libm; libstdc++ is linked in statically), with the minimum versions dpkg-shlibdeps gives for them,
 # and libtiff6, which they open at run time (CTIFFShims: linked, it would cost every start of pb ~2.5 ms).
 DEB_DIR ?= build
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
-DEB_DEPENDS = libc6 (>= 2.35), libgcc-s1 (>= 3.3.1), libstdc++6 (>= 12), libx11-6 (>= 2:1.7.0), libxfixes3, \
+DEB_DEPENDS = libc6 (>= 2.35), libgcc-s1 (>= 3.3.1), libx11-6 (>= 2:1.7.0), libxfixes3, \
 	libspng0 (>= 0.7.0), libturbojpeg0 (>= 1:2.1), libwebp7, libtiff6 (>= 4.5.0), libgif7 (>= 5.1)
 DEB_MAINTAINER ?= pasteboard developers <pasteboard@localhost>
 # zstd: a tenth of xz's time on these 120 MB of programs; every dpkg that can run them (glibc 2.35,

@@ -412,23 +412,40 @@ rm -f "$htmlfile"
 note "start-up: pb paste, xclip -o, xsel -b -o"
 start_pasteboardd "$DISPLAY_A"
 pb_ copy <"$small"
+# Every command runs in pasteboardd's environment, as a user's shell would have it: pb paste finds the daemon
+# on its socket (without XDG_RUNTIME_DIR it would not, and would read through X instead).
 for c in "$bin/pb paste" "xclip -o -selection clipboard" "xsel -b -o"; do
   # shellcheck disable=SC2086
-  cmp -s <(timeout 5 $c) "$small" || die "'$c' did not paste the text"
+  cmp -s <(env "${PBD_ENV[@]}" timeout 5 $c) "$small" || die "'$c' did not paste the text"
 done
 if command -v hyperfine >/dev/null; then
   echo hyperfine >"$res/startup.tool"
-  timeout 240 hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --style none --export-json "$res/startup.json" \
-    -n "pb paste" "$bin/pb paste" \
-    -n "xclip -o -selection clipboard" "xclip -o -selection clipboard" \
-    -n "xsel -b -o" "xsel -b -o" >/dev/null
+  # In 5 rounds, the commands' order rotated each round: hyperfine runs one command's runs in a block, and
+  # on a shared machine the load moves between blocks. The rounds' times are merged into startup.json.
+  startup_cmds=("pb paste|$bin/pb paste" "xclip -o -selection clipboard|xclip -o -selection clipboard" "xsel -b -o|xsel -b -o")
+  for round in 0 1 2 3 4; do
+    args=()
+    for k in 0 1 2; do c=${startup_cmds[$(( (k + round) % 3 ))]}; args+=(-n "${c%%|*}" "${c#*|}"); done
+    env "${PBD_ENV[@]}" timeout 120 hyperfine -N --warmup 5 --runs $(( (STARTUP_RUNS + 4) / 5 )) --style none \
+      --export-json "$res/startup.round$round.json" "${args[@]}" >/dev/null
+  done
+  python3 - "$res" <<'MERGE'
+import json, statistics as st, sys
+res = sys.argv[1]
+times = {}
+for r in range(5):
+    for result in json.load(open(f"{res}/startup.round{r}.json"))["results"]:
+        times.setdefault(result["command"], []).extend(result["times"])
+json.dump({"results": [{"command": c, "times": t, "median": st.median(t), "mean": st.mean(t), "stddev": st.pstdev(t)}
+                       for c, t in times.items()]}, open(f"{res}/startup.json", "w"))
+MERGE
 else
   echo "bash loop with date +%s%N" >"$res/startup.tool"
   for c in "$bin/pb paste" "xclip -o -selection clipboard" "xsel -b -o"; do
     name=${c#"$bin/"}
-    for i in $(seq 1 5); do $c >/dev/null; done
+    for i in $(seq 1 5); do env "${PBD_ENV[@]}" $c >/dev/null; done
     for i in $(seq 1 "$STARTUP_RUNS"); do
-      t0=$(date +%s%N); $c >/dev/null; echo $(( $(date +%s%N) - t0 ))
+      t0=$(date +%s%N); env "${PBD_ENV[@]}" $c >/dev/null; echo $(( $(date +%s%N) - t0 ))
     done >"$res/startup.loop.${name%% *}"
   done
 fi
@@ -883,8 +900,9 @@ p("")
 p("## 8. Paste command start-up")
 p("")
 tool = text("startup.tool")
-p(f"Each command spawned {os.environ['STARTUP_RUNS']} times ({tool}{', `-N --warmup 5`' if tool == 'hyperfine' else ''}), "
-  "pasteboardd owning the short text; every command pastes it (checked once before timing).")
+p(f"Each command spawned {os.environ['STARTUP_RUNS']} times ({tool}{', `-N --warmup 5`, in 5 rounds with the order rotated' if tool == 'hyperfine' else ''}), "
+  "pasteboardd owning the short text; every command pastes it (checked once before timing), in the daemon's "
+  "environment (pb reaches it on its socket).")
 p("")
 su = {}
 hj = load("startup.json")
