@@ -30,8 +30,8 @@ let package = Package(
         .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
         /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
         .target(name: "SystemSupport"),
-        /// libspng (PNG) as a system library.
-        .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        /// libspng (PNG) as a system library, with zlib (libspng's inflater), which inflates the image data of 8-bit RGB(A) PNGs.
+        .systemLibrary(name: "CSpng", pkgConfig: "spng zlib", providers: [.apt(["libspng-dev", "zlib1g-dev"])]),
         /// libjpeg-turbo's TurboJPEG API as a system library.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         /// libwebp as a system library.

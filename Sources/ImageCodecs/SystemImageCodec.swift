@@ -32,6 +32,17 @@ public struct SystemImageCodec: ImageCodec {
         case .gif: throw ImageError("GIF is read, not written")
         }
     }
+
+    /// To JPEG: 8-bit RGB and RGBA PNGs that are not interlaced, decoded and encoded on two threads at once
+    /// (`PNGToJPEG`). To BMP: 8-bit RGB PNGs that are not interlaced, decoded straight into the bitmap's rows.
+    public func convertPNG(_ bytes: [UInt8], to format: ImageFormat, limits: ImageLimits,
+                           settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]? {
+        switch format {
+        case .jpeg: return try PNGToJPEG.convert(bytes, limits: limits, quality: settings.quality, fullChroma: settings.fullChroma)
+        case .bmp: return try PNG.decodeToBMP(bytes, limits: limits)
+        default: return nil
+        }
+    }
 }
 
 /// Appends what a library writes through a callback (libspng's stream, libtiff's client I/O).

@@ -11,6 +11,18 @@ public protocol ImageCodec: Sendable {
     /// Encodes `image` as `format` (PNG, JPEG, TIFF or WebP) with `settings`. JPEG ignores alpha: the
     /// caller flattens first.
     func encode(_ image: PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]
+
+    /// A PNG as JPEG or BMP in one pass, if this codec can for this PNG: the bytes (JPEG: the pixels) that
+    /// encoding the decoded picture composited onto white would give (`PixelImage.flattenOntoWhite`; BMP as
+    /// `BMPCodec.encode` writes it), sooner. nil when it cannot (the caller then decodes and encodes); the default.
+    func convertPNG(_ bytes: [UInt8], to format: ImageFormat, limits: ImageLimits, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]?
+}
+
+extension ImageCodec {
+    public func convertPNG(_ bytes: [UInt8], to format: ImageFormat, limits: ImageLimits,
+                           settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]? {
+        nil
+    }
 }
 
 /// How an encoder writes: the policy's choices, in one value.

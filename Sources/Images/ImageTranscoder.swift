@@ -50,8 +50,16 @@ public enum ImageTranscoder {
     }
 
     /// `bytes` (any format pasteboard reads) as `format`.
+    /// PNG → JPEG and PNG → BMP go through the codec's one-pass path when it has one (rows encoded as they are
+    /// decoded): a PNG is a lossless source, so JPEG is 4:4:4, and alpha is composited onto white, as `encode` does.
     public static func convert(_ bytes: [UInt8], to format: ImageFormat, codec: any ImageCodec,
                                limits: ImageLimits) throws(ImageError) -> [UInt8] {
-        try encode(try decode(bytes, codec: codec, limits: limits), as: format, codec: codec)
+        if format == .jpeg || format == .bmp, ImageFormat.sniff(bytes) == .png {
+            let header = try ImageHeader.read(bytes)
+            try limits.check(width: header.width, height: header.height)
+            let settings = ImageEncodeSettings(quality: jpegQuality, lossless: false, fullChroma: true)
+            if let converted = try codec.convertPNG(bytes, to: format, limits: limits, settings: settings) { return converted }
+        }
+        return try encode(try decode(bytes, codec: codec, limits: limits), as: format, codec: codec)
     }
 }
