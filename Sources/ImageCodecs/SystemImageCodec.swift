@@ -22,12 +22,12 @@ public struct SystemImageCodec: ImageCodec {
         }
     }
 
-    public func encode(_ image: PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
+    public func encode(_ image: consuming PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
         switch format {
         case .png: return try PNG.encode(image, compressionLevel: pngCompressionLevel)
         case .jpeg: return try JPEG.encode(image, quality: settings.quality, fullChroma: settings.fullChroma)
         case .tiff: return try TIFF.encode(image)
-        case .webp: return try WebP.encode(image, settings: settings)
+        case .webp: return try WebP.encode(consume image, settings: settings)
         case .bmp: return try BMPCodec.encode(image)
         case .gif: throw ImageError("GIF is read, not written")
         }

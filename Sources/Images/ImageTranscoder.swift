@@ -33,7 +33,8 @@ public enum ImageTranscoder {
     }
 
     /// Encodes `image` as `format` by the policy above.
-    public static func encode(_ image: PixelImage, as format: ImageFormat, codec: any ImageCodec) throws(ImageError) -> [UInt8] {
+    /// The picture is consumed (lossless WebP writes from its buffer when this was the last copy).
+    public static func encode(_ image: consuming PixelImage, as format: ImageFormat, codec: any ImageCodec) throws(ImageError) -> [UInt8] {
         switch format {
         case .gif:
             throw ImageError("GIF is read, not written")
@@ -43,9 +44,9 @@ public enum ImageTranscoder {
             return try codec.encode(image.isOpaque ? image : image.flattenedOntoWhite(), format: .jpeg,
                                     settings: ImageEncodeSettings(quality: jpegQuality, lossless: false, fullChroma: !image.fromLossySource))
         default:
-            return try codec.encode(image, format: format,
-                                    settings: ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource
-                                        && image.width * image.height <= losslessWebPMaximumPixels))
+            let settings = ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource
+                                               && image.width * image.height <= losslessWebPMaximumPixels)
+            return try codec.encode(consume image, format: format, settings: settings)
         }
     }
 
