@@ -14,7 +14,10 @@ enum PNGToJPEG {
     private final class Rows: @unchecked Sendable {
         let pixels: UnsafeMutablePointer<UInt8>
         var failure: ImageError? = nil   // written by the decoder before it finishes; read after
-        init(count: Int) { pixels = .allocate(capacity: count) }
+        init(count: Int) {
+            pixels = .allocate(capacity: count)
+            HugePages.advise(pixels, count: count)
+        }
         deinit { pixels.deallocate() }
     }
 
@@ -29,13 +32,13 @@ enum PNGToJPEG {
         let mcusPerRow = (width + mcu - 1) / mcu
         let stripRows = mcu * max(1, min(64 / mcu, 0xFFFF / mcusPerRow))
         let rowBytes = width * channels
-        let rows = Rows(count: rowBytes * height)
+        let rows = Rows(count: (rowBytes + 1) * height)   // inflated in place: the filter bytes too
         let progress = SharedProgress()
         progress.start {
             rows.failure = bytes.withUnsafeBytes { file -> ImageError? in
                 do throws(ImageError) {
                     try PNG.imageData(file, into: rows.pixels, width: width, height: height, channels: channels,
-                                      outputChannels: channels) { progress.advance(to: $0) }
+                                      outputChannels: channels, filtered: rows.pixels) { progress.advance(to: $0) }
                     return nil
                 } catch {
                     return error

@@ -7,7 +7,9 @@
 public enum PNGUnfilter {
     /// Reconstructs one row. `filtered` is the row's bytes after its filter-type byte (`width × channels`);
     /// `previous` is the row above in the output (`width × outputChannels` bytes), nil for the first row;
-    /// `output` receives `width × outputChannels` bytes. The buffers may not overlap.
+    /// `output` receives `width × outputChannels` bytes. Each byte of `filtered` is read before any output byte
+    /// after it is written, so `filtered` may lie in the output's own buffer (decoding in place) wherever each
+    /// pixel is written no further than the bytes read so far (never with `bgr`, which writes a pixel backwards).
     /// Returns false for a filter type other than 0–4 (the output is then unspecified).
     ///
     /// `bgr` writes RGB as BGR (a 24-bit BMP's order; the filters work on each channel alone, so the row above
@@ -20,19 +22,32 @@ public enum PNGUnfilter {
                            bgr: Bool = false) -> Bool {
         precondition(width > 0, "an empty row")
         switch (channels, outputChannels, bgr) {
-        case (3, 3, false): return reconstruct(filter, filtered, previous, output, width, channels: 3, stride: 3, bgr: false)
-        case (3, 3, true): return reconstruct(filter, filtered, previous, output, width, channels: 3, stride: 3, bgr: true)
-        case (3, 4, false): return reconstruct(filter, filtered, previous, output, width, channels: 3, stride: 4, bgr: false)
-        case (4, 4, false): return reconstruct(filter, filtered, previous, output, width, channels: 4, stride: 4, bgr: false)
+        case (3, 3, false): return reconstruct(filter, filtered, previous, output, width, RGB.self)
+        case (3, 3, true): return reconstruct(filter, filtered, previous, output, width, BGR.self)
+        case (3, 4, false): return reconstruct(filter, filtered, previous, output, width, RGBWidened.self)
+        case (4, 4, false): return reconstruct(filter, filtered, previous, output, width, RGBA.self)
         default: preconditionFailure("8-bit RGB to RGB, BGR or RGBA, or RGBA to RGBA, only")
         }
     }
 
-    /// One loop per filter; `channels` and `stride` are constants at each call, so the channel loops unroll.
+    /// A row's layout as types, so that each `reconstruct` is specialised with its counts as constants (as plain
+    /// parameters they were not, and the channel loops ran as loops: a third slower).
+    public protocol Layout {
+        static var channels: Int { get }
+        static var stride: Int { get }
+        static var bgr: Bool { get }
+    }
+    public enum RGB: Layout { public static var channels: Int { 3 }; public static var stride: Int { 3 }; public static var bgr: Bool { false } }
+    public enum BGR: Layout { public static var channels: Int { 3 }; public static var stride: Int { 3 }; public static var bgr: Bool { true } }
+    public enum RGBWidened: Layout { public static var channels: Int { 3 }; public static var stride: Int { 4 }; public static var bgr: Bool { false } }
+    public enum RGBA: Layout { public static var channels: Int { 4 }; public static var stride: Int { 4 }; public static var bgr: Bool { false } }
+
+    /// One loop per filter; `channels`, `stride` and `bgr` are constants in each specialisation, so the channel loops unroll.
     /// A pixel's bytes beyond `channels` in the output (RGB widened) are alpha, 255.
     @inlinable @inline(__always)
-    static func reconstruct(_ filter: UInt8, _ source: UnsafePointer<UInt8>, _ previous: UnsafePointer<UInt8>?,
-                            _ out: UnsafeMutablePointer<UInt8>, _ width: Int, channels: Int, stride: Int, bgr: Bool) -> Bool {
+    static func reconstruct<L: Layout>(_ filter: UInt8, _ source: UnsafePointer<UInt8>, _ previous: UnsafePointer<UInt8>?,
+                                       _ out: UnsafeMutablePointer<UInt8>, _ width: Int, _ layout: L.Type) -> Bool {
+        let channels = L.channels, stride = L.stride, bgr = L.bgr
         guard filter <= 4 else { return false }
         // The first row's filters see a row of zeros above: Up is None, Average halves the left (5), Paeth is Sub.
         var effective = filter
