@@ -60,7 +60,10 @@ enum PNGToJPEG {
         var top = 0
         while top < height {
             let bottom = min(height, top + stripRows)
-            guard progress.wait(for: bottom) >= bottom else { break }   // the decoder stopped short: its failure below
+            // Flattening writes the rows, and the decoder reads the row above the one it unfilters: RGBA rows are
+            // flattened once the row after them is decoded too (the last strip: once the decoder finished).
+            let needed = channels == 4 ? min(height, bottom + 1) : bottom
+            guard progress.wait(for: needed) >= needed else { break }   // the decoder stopped short: its failure below
             let first = rows.pixels + top * rowBytes
             if channels == 4 { PixelImage.flattenOntoWhite(first, count: (bottom - top) * width) }
             var output = buffer

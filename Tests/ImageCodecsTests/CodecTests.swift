@@ -70,6 +70,17 @@ final class CodecTests: XCTestCase {
             XCTAssertEqual(try ImageTranscoder.decode(jpeg, codec: codec, limits: ImageLimits()),
                            try ImageTranscoder.decode(whole, codec: codec, limits: ImageLimits()), "\(name): strips joined decode as the whole")
         }
+        // RGBA is flattened strip by strip while the next rows are decoded from the rows above: again and again,
+        // so that a race between the two threads (it happened) shows.
+        let alpha = Self.gradient(width: 300, height: 260, alpha: true)
+        let alphaPNG = try ImageTranscoder.encode(alpha, as: .png, codec: codec)
+        let expected = try ImageTranscoder.decode(try codec.encode(alpha.flattenedOntoWhite(), format: .jpeg,
+                                                                   settings: ImageEncodeSettings(quality: 90, lossless: false, fullChroma: true)),
+                                                  codec: codec, limits: ImageLimits())
+        for attempt in 0..<8 {
+            let jpeg = try ImageTranscoder.convert(alphaPNG, to: .jpeg, codec: codec, limits: ImageLimits())
+            XCTAssertTrue(try ImageTranscoder.decode(jpeg, codec: codec, limits: ImageLimits()) == expected, "attempt \(attempt)")
+        }
         // A PNG cut short in its image data is refused, not half converted.
         let png = try ImageTranscoder.encode(Self.gradient(width: 130, height: 150, alpha: false), as: .png, codec: codec)
         for format in [ImageFormat.jpeg, .bmp] {
