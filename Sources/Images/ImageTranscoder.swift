@@ -12,7 +12,7 @@
 public enum ImageTranscoder {
     public static let jpegQuality = 90
     /// The largest picture written as lossless WebP (16 Mi pixels: a 5K screen); libwebp's lossless encoder
-    /// needs about ten times the picture's pixel bytes, so larger pictures are written lossy.
+    /// needs three to four times the picture's pixel bytes besides the picture, so larger pictures are written lossy.
     public static let losslessWebPMaximumPixels = 16 << 20
 
     /// Decodes any picture pasteboard reads.
