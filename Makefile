@@ -14,9 +14,9 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath -Xswiftc -L$(CURDIR)/link
 RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
-# Packages: building needs the X headers and the image libraries' headers (libspng, TurboJPEG, libwebp,
-# libtiff, giflib); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
-BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
+# Packages: building needs the X headers and the image libraries' headers (libspng, zlib and libdeflate,
+# TurboJPEG, libwebp, libtiff, giflib); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
+BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
 # desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); python3-pil decodes the
 # pictures the daemon serves. The second line: the menus `pb history pick` is tested with (rofi, dmenu from
@@ -185,7 +185,7 @@ DEB_DIR ?= build
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
 DEB_DEPENDS = libc6 (>= 2.35), libgcc-s1 (>= 3.3.1), libx11-6 (>= 2:1.7.0), libxfixes3, \
-	libspng0 (>= 0.7.0), libturbojpeg0 (>= 1:2.1), libwebp7, libtiff6 (>= 4.5.0), libgif7 (>= 5.1)
+	libspng0 (>= 0.7.0), zlib1g, libdeflate0, libturbojpeg0 (>= 1:2.1), libwebp7, libtiff6 (>= 4.5.0), libgif7 (>= 5.1)
 DEB_MAINTAINER ?= pasteboard developers <pasteboard@localhost>
 # zstd: a tenth of xz's time on these 120 MB of programs; every dpkg that can run them (glibc 2.35,
 # Debian 12, Ubuntu 22.04) reads it.

@@ -30,8 +30,9 @@ let package = Package(
         .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
         /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
         .target(name: "SystemSupport"),
-        /// libspng (PNG) as a system library.
-        .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        /// libspng (PNG) as a system library, with the inflaters of 8-bit RGB(A) PNGs' image data: libdeflate (at once; libtiff
+        /// depends on it too) and zlib (libspng's own, as a stream, for data libdeflate refuses).
+        .systemLibrary(name: "CSpng", pkgConfig: "spng zlib libdeflate", providers: [.apt(["libspng-dev", "zlib1g-dev", "libdeflate-dev"])]),
         /// libjpeg-turbo's TurboJPEG API as a system library.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         /// libwebp as a system library.

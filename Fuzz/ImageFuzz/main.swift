@@ -36,9 +36,20 @@ func fuzzOneInput(_ input: [UInt8]) {
             let png = try ImageTranscoder.encode(image, as: .png, codec: codec)
             let back = try ImageTranscoder.decode(png, codec: codec, limits: limits)
             invariant(back.pixels == image.pixels, "PNG round trip changed the pixels")
-            _ = try ImageTranscoder.encode(image, as: .bmp, codec: codec)
+            let bmp = try ImageTranscoder.encode(image, as: .bmp, codec: codec)
+            // A PNG converts in one pass (PNG → BMP, PNG → JPEG on two threads) to what decoding then encoding gives.
+            if target == .png, header?.format == .png, image.width <= 65_500 {   // JPEG's largest side
+                let oneBMP = try ImageTranscoder.convert(input, to: .bmp, codec: codec, limits: limits)
+                invariant(oneBMP == bmp, "PNG → BMP in one pass differs from decoding then encoding")
+                let jpeg = try ImageTranscoder.convert(input, to: .jpeg, codec: codec, limits: limits)
+                let whole = try codec.encode(image.isOpaque ? image : image.flattenedOntoWhite(), format: .jpeg,
+                                             settings: ImageEncodeSettings(quality: 90, lossless: false, fullChroma: true))
+                let onePass = try ImageTranscoder.decode(jpeg, codec: codec, limits: limits).pixels
+                let twoSteps = try ImageTranscoder.decode(whole, codec: codec, limits: limits).pixels
+                invariant(onePass == twoSteps, "PNG → JPEG in one pass decodes to other pixels than one encoding")
+            }
         } catch {
-            invariant(false, "a decoded picture does not write and read back as PNG: \(error)")
+            invariant(false, "a decoded picture does not write and read back as PNG, or convert: \(error)")
         }
     }
 }

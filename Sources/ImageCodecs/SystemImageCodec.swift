@@ -22,14 +22,25 @@ public struct SystemImageCodec: ImageCodec {
         }
     }
 
-    public func encode(_ image: PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
+    public func encode(_ image: consuming PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
         switch format {
         case .png: return try PNG.encode(image, compressionLevel: pngCompressionLevel)
         case .jpeg: return try JPEG.encode(image, quality: settings.quality, fullChroma: settings.fullChroma)
         case .tiff: return try TIFF.encode(image)
-        case .webp: return try WebP.encode(image, settings: settings)
+        case .webp: return try WebP.encode(consume image, settings: settings)
         case .bmp: return try BMPCodec.encode(image)
         case .gif: throw ImageError("GIF is read, not written")
+        }
+    }
+
+    /// To JPEG: 8-bit RGB and RGBA PNGs that are not interlaced, decoded and encoded on two threads at once
+    /// (`PNGToJPEG`). To BMP: 8-bit RGB PNGs that are not interlaced, decoded straight into the bitmap's rows.
+    public func convertPNG(_ bytes: [UInt8], to format: ImageFormat, limits: ImageLimits,
+                           settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]? {
+        switch format {
+        case .jpeg: return try PNGToJPEG.convert(bytes, limits: limits, quality: settings.quality, fullChroma: settings.fullChroma)
+        case .bmp: return try PNG.decodeToBMP(bytes, limits: limits)
+        default: return nil
         }
     }
 }

@@ -29,7 +29,11 @@ enum WebP {
         return PixelImage(width: width, height: height, pixels: pixels, fromLossySource: features.format != 2)
     }
 
-    static func encode(_ image: PixelImage, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
+    /// Lossless WebP is written from `image`'s own buffer, its RGBA bytes turned in place into libwebp's ARGB
+    /// words (B, G, R, A in memory on a little-endian machine), rather than from a copy libwebp would make: a 4K
+    /// screenshot's conversion then peaks 32 MiB lower (docs/performance.md). When the caller still holds the
+    /// picture, Swift copies the buffer first (copy on write), so nothing the caller sees changes.
+    static func encode(_ image: consuming PixelImage, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
         guard image.width <= Int(WEBP_MAX_DIMENSION), image.height <= Int(WEBP_MAX_DIMENSION) else {
             throw ImageError("\(image.width) × \(image.height) pixels do not fit in a WebP (at most \(WEBP_MAX_DIMENSION) a side)")
         }
@@ -48,15 +52,39 @@ enum WebP {
         picture.width = Int32(image.width)
         picture.height = Int32(image.height)
         picture.use_argb = settings.lossless ? 1 : 0
-        let imported = image.pixels.withUnsafeBufferPointer { WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(image.width * 4)) }
-        guard imported != 0 else { throw ImageError("the picture cannot be handed to libwebp (out of memory)") }
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
         defer { WebPMemoryWriterClear(&writer) }
-        let encoded = withUnsafeMutablePointer(to: &writer) { pointer in
-            picture.writer = WebPMemoryWrite
-            picture.custom_ptr = UnsafeMutableRawPointer(pointer)
-            return WebPEncode(&config, &picture)
+        func encode(_ picture: inout WebPPicture) -> Int32 {
+            withUnsafeMutablePointer(to: &writer) { pointer in
+                picture.writer = WebPMemoryWrite
+                picture.custom_ptr = UnsafeMutableRawPointer(pointer)
+                return WebPEncode(&config, &picture)
+            }
+        }
+        let encoded: Int32
+        if settings.lossless && UInt32(1).littleEndian == 1 {
+            let width = image.width
+            encoded = image.pixels.withUnsafeMutableBytes { raw in
+                guard let base = raw.baseAddress else { return 0 }
+                let bytes = raw.bindMemory(to: UInt8.self)
+                var index = 0
+                while index < bytes.count {
+                    let red = bytes[index]
+                    bytes[index] = bytes[index + 2]
+                    bytes[index + 2] = red
+                    index += 4
+                }
+                // libwebp reads the words and, with `exact`, leaves them alone; WebPPictureFree frees none of them.
+                picture.argb = base.assumingMemoryBound(to: UInt32.self)
+                picture.argb_stride = Int32(width)
+                defer { picture.argb = nil }
+                return encode(&picture)
+            }
+        } else {
+            let imported = image.pixels.withUnsafeBufferPointer { WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(image.width * 4)) }
+            guard imported != 0 else { throw ImageError("the picture cannot be handed to libwebp (out of memory)") }
+            encoded = encode(&picture)
         }
         guard encoded != 0, let memory = writer.mem else {
             throw ImageError("the WebP cannot be written (libwebp error \(picture.error_code.rawValue))")

@@ -172,13 +172,35 @@ public enum BMPCodec {
 
     /// A 24-bit bottom-up BMP of `image`'s colour (its alpha is ignored: flatten it first).
     public static func encode(_ image: PixelImage) throws(ImageError) -> [UInt8] {
-        let stride = (image.width * 3 + 3) & ~3
-        let (size, overflow) = stride.multipliedReportingOverflow(by: image.height)
-        guard !overflow, size <= Int(Int32.max) - 54, image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
-            throw ImageError("\(image.width) × \(image.height) pixels do not fit in a BMP")
+        try encode24(width: image.width, height: image.height) { out, stride in
+            image.pixels.withUnsafeBufferPointer { input in
+                for y in 0..<image.height {
+                    var o = (image.height - 1 - y) * stride
+                    var p = y * image.width * 4
+                    for _ in 0..<image.width {
+                        out[o] = input[p + 2]; out[o + 1] = input[p + 1]; out[o + 2] = input[p]
+                        o += 3
+                        p += 4
+                    }
+                }
+            }
+            return true
+        }!   // the rows above are always written
+    }
+
+    /// A 24-bit bottom-up BMP `width` × `height` whose rows `fill` writes: it gets the first byte of the pixel
+    /// data (the bottom row) and the row stride (rows padded to 4 bytes; the padding is zeroed here), writes
+    /// every row in B, G, R order, and returns false to give up (nil then).
+    public static func encode24(width: Int, height: Int,
+                                fill: (UnsafeMutablePointer<UInt8>, Int) -> Bool) throws(ImageError) -> [UInt8]? {
+        let stride = (width * 3 + 3) & ~3
+        let (size, overflow) = stride.multipliedReportingOverflow(by: height)
+        guard !overflow, size <= Int(Int32.max) - 54, width <= Int(Int32.max), height <= Int(Int32.max) else {
+            throw ImageError("\(width) × \(height) pixels do not fit in a BMP")
         }
         let total = 54 + size
-        return [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+        var filled = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
             func put32(_ value: Int, at offset: Int) {
                 for index in 0..<4 { out[offset + index] = UInt8(truncatingIfNeeded: value >> (index * 8)) }
             }
@@ -187,27 +209,21 @@ public enum BMPCodec {
             put32(total, at: 2)
             put32(54, at: 10)
             put32(40, at: 14)
-            put32(image.width, at: 18)
-            put32(image.height, at: 22)
+            put32(width, at: 18)
+            put32(height, at: 22)
             out[26] = 1
             out[28] = 24
             put32(size, at: 34)
             put32(2835, at: 38)   // 72 dpi
             put32(2835, at: 42)
-            image.pixels.withUnsafeBufferPointer { input in
-                for y in 0..<image.height {
-                    var o = 54 + (image.height - 1 - y) * stride
-                    var p = y * image.width * 4
-                    for _ in 0..<image.width {
-                        out[o] = input[p + 2]; out[o + 1] = input[p + 1]; out[o + 2] = input[p]
-                        o += 3
-                        p += 4
-                    }
-                    let end = 54 + (image.height - y) * stride
-                    while o < end { out[o] = 0; o += 1 }
-                }
+            let pixels = out.baseAddress! + 54
+            if stride > width * 3 {
+                for row in 0..<height { (pixels + row * stride + width * 3).initialize(repeating: 0, count: stride - width * 3) }
             }
+            filled = fill(pixels, stride)
+            if !filled { pixels.initialize(repeating: 0, count: size) }
             initialized = total
         }
+        return filled ? bytes : nil
     }
 }

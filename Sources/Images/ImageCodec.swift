@@ -9,8 +9,21 @@ public protocol ImageCodec: Sendable {
     func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits) throws(ImageError) -> PixelImage
 
     /// Encodes `image` as `format` (PNG, JPEG, TIFF or WebP) with `settings`. JPEG ignores alpha: the
-    /// caller flattens first.
-    func encode(_ image: PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]
+    /// caller flattens first. The picture is consumed: an encoder may reuse its pixel buffer as working memory
+    /// when nothing else holds it (lossless WebP does), so a caller that passes its last copy saves a copy.
+    func encode(_ image: consuming PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]
+
+    /// A PNG as JPEG or BMP in one pass, if this codec can for this PNG: the bytes (JPEG: the pixels) that
+    /// encoding the decoded picture composited onto white would give (`PixelImage.flattenOntoWhite`; BMP as
+    /// `BMPCodec.encode` writes it), sooner. nil when it cannot (the caller then decodes and encodes); the default.
+    func convertPNG(_ bytes: [UInt8], to format: ImageFormat, limits: ImageLimits, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]?
+}
+
+extension ImageCodec {
+    public func convertPNG(_ bytes: [UInt8], to format: ImageFormat, limits: ImageLimits,
+                           settings: ImageEncodeSettings) throws(ImageError) -> [UInt8]? {
+        nil
+    }
 }
 
 /// How an encoder writes: the policy's choices, in one value.

@@ -12,7 +12,7 @@
 public enum ImageTranscoder {
     public static let jpegQuality = 90
     /// The largest picture written as lossless WebP (16 Mi pixels: a 5K screen); libwebp's lossless encoder
-    /// needs about ten times the picture's pixel bytes, so larger pictures are written lossy.
+    /// needs three to four times the picture's pixel bytes besides the picture, so larger pictures are written lossy.
     public static let losslessWebPMaximumPixels = 16 << 20
 
     /// Decodes any picture pasteboard reads.
@@ -33,7 +33,8 @@ public enum ImageTranscoder {
     }
 
     /// Encodes `image` as `format` by the policy above.
-    public static func encode(_ image: PixelImage, as format: ImageFormat, codec: any ImageCodec) throws(ImageError) -> [UInt8] {
+    /// The picture is consumed (lossless WebP writes from its buffer when this was the last copy).
+    public static func encode(_ image: consuming PixelImage, as format: ImageFormat, codec: any ImageCodec) throws(ImageError) -> [UInt8] {
         switch format {
         case .gif:
             throw ImageError("GIF is read, not written")
@@ -43,15 +44,23 @@ public enum ImageTranscoder {
             return try codec.encode(image.isOpaque ? image : image.flattenedOntoWhite(), format: .jpeg,
                                     settings: ImageEncodeSettings(quality: jpegQuality, lossless: false, fullChroma: !image.fromLossySource))
         default:
-            return try codec.encode(image, format: format,
-                                    settings: ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource
-                                        && image.width * image.height <= losslessWebPMaximumPixels))
+            let settings = ImageEncodeSettings(quality: jpegQuality, lossless: !image.fromLossySource
+                                               && image.width * image.height <= losslessWebPMaximumPixels)
+            return try codec.encode(consume image, format: format, settings: settings)
         }
     }
 
     /// `bytes` (any format pasteboard reads) as `format`.
+    /// PNG → JPEG and PNG → BMP go through the codec's one-pass path when it has one (rows encoded as they are
+    /// decoded): a PNG is a lossless source, so JPEG is 4:4:4, and alpha is composited onto white, as `encode` does.
     public static func convert(_ bytes: [UInt8], to format: ImageFormat, codec: any ImageCodec,
                                limits: ImageLimits) throws(ImageError) -> [UInt8] {
-        try encode(try decode(bytes, codec: codec, limits: limits), as: format, codec: codec)
+        if format == .jpeg || format == .bmp, ImageFormat.sniff(bytes) == .png {
+            let header = try ImageHeader.read(bytes)
+            try limits.check(width: header.width, height: header.height)
+            let settings = ImageEncodeSettings(quality: jpegQuality, lossless: false, fullChroma: true)
+            if let converted = try codec.convertPNG(bytes, to: format, limits: limits, settings: settings) { return converted }
+        }
+        return try encode(try decode(bytes, codec: codec, limits: limits), as: format, codec: codec)
     }
 }

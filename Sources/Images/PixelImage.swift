@@ -37,20 +37,27 @@ public struct PixelImage: Equatable, Sendable {
     public func flattenedOntoWhite() -> PixelImage {
         var copy = self
         copy.pixels.withUnsafeMutableBufferPointer { buffer in
-            var index = 0
-            while index < buffer.count {
-                let alpha = Int(buffer[index + 3])
-                if alpha != 255 {
-                    let white = 255 * (255 - alpha)
-                    for channel in 0..<3 {
-                        buffer[index + channel] = UInt8((Int(buffer[index + channel]) * alpha + white + 127) / 255)
-                    }
-                    buffer[index + 3] = 255
-                }
-                index += 4
-            }
+            if let base = buffer.baseAddress { Self.flattenOntoWhite(base, count: buffer.count / 4) }
         }
         return copy
+    }
+
+    /// Composites `count` RGBA pixels at `pixels` onto white in place, as `flattenedOntoWhite()` does (which
+    /// calls it; the PNG → JPEG pipeline calls it on each strip of rows).
+    public static func flattenOntoWhite(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
+        var index = 0
+        let end = count * 4
+        while index < end {
+            let alpha = Int(pixels[index + 3])
+            if alpha != 255 {
+                let white = 255 * (255 - alpha)
+                for channel in 0..<3 {
+                    pixels[index + channel] = UInt8((Int(pixels[index + channel]) * alpha + white + 127) / 255)
+                }
+                pixels[index + 3] = 255
+            }
+            index += 4
+        }
     }
 
     /// The RGB bytes without alpha (3 per pixel), for encoders of opaque pictures.

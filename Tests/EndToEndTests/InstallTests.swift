@@ -256,7 +256,7 @@ final class InstallTests: XCTestCase {
             String($0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
         })
         XCTAssertEqual(depends, ["libc6", "libgcc-s1", "libx11-6", "libxfixes3",
-                                 "libspng0", "libturbojpeg0", "libwebp7", "libtiff6", "libgif7"])
+                                 "libspng0", "zlib1g", "libdeflate0", "libturbojpeg0", "libwebp7", "libtiff6", "libgif7"])
         var linked: Set<String> = []
         for program in ["pasteboardd", "pb"] {
             let dynamic = try runner.run(readelf, ["-d", try Self.releaseDirectory() + "/" + program]).text

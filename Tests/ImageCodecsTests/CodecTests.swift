@@ -50,6 +50,44 @@ final class CodecTests: XCTestCase {
         }
     }
 
+    func testPNGToJPEGAndBMPInOnePassGiveWhatDecodingThenEncodingGives() throws {
+        // PIL's PNGs use every filter; ours are odd sizes, one strip and several, with and without alpha.
+        let (directory, manifest) = try fixtures()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var sources: [(String, [UInt8])] = try manifest.filter { ($0["file"] as! String).hasSuffix(".png") }.map {
+            ($0["name"] as! String, try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/" + ($0["file"] as! String)))))
+        }
+        for (width, height, alpha) in [(1, 1, false), (33, 7, false), (130, 150, false), (130, 150, true), (67, 200, true)] {
+            sources.append(("\(width)×\(height)\(alpha ? " alpha" : "")",
+                            try ImageTranscoder.encode(Self.gradient(width: width, height: height, alpha: alpha), as: .png, codec: codec)))
+        }
+        for (name, png) in sources {
+            let decoded = try ImageTranscoder.decode(png, codec: codec, limits: ImageLimits())
+            let flat = decoded.isOpaque ? decoded : decoded.flattenedOntoWhite()
+            XCTAssertEqual(try ImageTranscoder.convert(png, to: .bmp, codec: codec, limits: ImageLimits()), try BMPCodec.encode(flat), name)
+            let jpeg = try ImageTranscoder.convert(png, to: .jpeg, codec: codec, limits: ImageLimits())
+            let whole = try codec.encode(flat, format: .jpeg, settings: ImageEncodeSettings(quality: 90, lossless: false, fullChroma: true))
+            XCTAssertEqual(try ImageTranscoder.decode(jpeg, codec: codec, limits: ImageLimits()),
+                           try ImageTranscoder.decode(whole, codec: codec, limits: ImageLimits()), "\(name): strips joined decode as the whole")
+        }
+        // RGBA is flattened strip by strip while the next rows are decoded from the rows above: again and again,
+        // so that a race between the two threads (it happened) shows.
+        let alpha = Self.gradient(width: 300, height: 260, alpha: true)
+        let alphaPNG = try ImageTranscoder.encode(alpha, as: .png, codec: codec)
+        let expected = try ImageTranscoder.decode(try codec.encode(alpha.flattenedOntoWhite(), format: .jpeg,
+                                                                   settings: ImageEncodeSettings(quality: 90, lossless: false, fullChroma: true)),
+                                                  codec: codec, limits: ImageLimits())
+        for attempt in 0..<8 {
+            let jpeg = try ImageTranscoder.convert(alphaPNG, to: .jpeg, codec: codec, limits: ImageLimits())
+            XCTAssertTrue(try ImageTranscoder.decode(jpeg, codec: codec, limits: ImageLimits()) == expected, "attempt \(attempt)")
+        }
+        // A PNG cut short in its image data is refused, not half converted.
+        let png = try ImageTranscoder.encode(Self.gradient(width: 130, height: 150, alpha: false), as: .png, codec: codec)
+        for format in [ImageFormat.jpeg, .bmp] {
+            XCTAssertThrowsError(try ImageTranscoder.convert(Array(png.prefix(png.count * 2 / 3)), to: format, codec: codec, limits: ImageLimits()))
+        }
+    }
+
     func testLosslessFormatsRoundTripExactlyAndJPEGStaysAbove38dB() throws {
         let image = Self.gradient(width: 64, height: 40, alpha: true)
         for format in [ImageFormat.png, .tiff, .webp] {

@@ -130,5 +130,78 @@ final class PureImageTests: XCTestCase {
         XCTAssertThrowsError(try ImageHeader.read(Array("plain text".utf8))) { XCTAssertTrue("\($0)".contains("not a PNG")) }
     }
 
+    func testUnfilteringUndoesEveryFilterIntoRGBBGRAndRGBA() {
+        // Random rows filtered by each filter type in turn (the specification's reference filters), first row
+        // included; each row is unfiltered into every output the decoder uses and compared with the pixels.
+        var generator = SystemRandomNumberGenerator()
+        for (channels, outputChannels, bgr) in [(3, 3, false), (3, 3, true), (3, 4, false), (4, 4, false)] {
+            let width = 7, height = 10
+            let rows = (0..<height).map { _ in (0..<(width * channels)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            var output = [UInt8](repeating: 0xEE, count: width * outputChannels * height)
+            for y in 0..<height {
+                let filter = UInt8(y % 5)
+                let filtered = Self.filter(rows[y], above: y == 0 ? nil : rows[y - 1], type: filter, channels: channels)
+                let ok = output.withUnsafeMutableBufferPointer { out in
+                    filtered.withUnsafeBufferPointer { source in
+                        PNGUnfilter.row(filter: filter, filtered: source.baseAddress!,
+                                        previous: y == 0 ? nil : UnsafePointer(out.baseAddress! + (y - 1) * width * outputChannels),
+                                        output: out.baseAddress! + y * width * outputChannels, width: width,
+                                        channels: channels, outputChannels: outputChannels, bgr: bgr)
+                    }
+                }
+                XCTAssertTrue(ok)
+                for x in 0..<width {
+                    let pixel = Array(output[((y * width + x) * outputChannels)..<((y * width + x + 1) * outputChannels)])
+                    var expected = Array(rows[y][(x * channels)..<((x + 1) * channels)])
+                    if bgr { expected.reverse() }
+                    if outputChannels > channels { expected.append(255) }
+                    XCTAssertEqual(pixel, expected, "\(channels) → \(outputChannels)\(bgr ? " BGR" : ""), filter \(filter), pixel \(x)")
+                }
+            }
+        }
+        var out = [UInt8](repeating: 0, count: 12)
+        let refused = out.withUnsafeMutableBufferPointer { out in
+            [UInt8](repeating: 0, count: 9).withUnsafeBufferPointer {
+                PNGUnfilter.row(filter: 5, filtered: $0.baseAddress!, previous: nil, output: out.baseAddress!, width: 3, channels: 3, outputChannels: 4)
+            }
+        }
+        XCTAssertFalse(refused, "filter type 5 does not exist")
+    }
+
+    /// PNG's filter `type` applied to `row` (the encoder's side, from the specification).
+    static func filter(_ row: [UInt8], above: [UInt8]?, type: UInt8, channels: Int) -> [UInt8] {
+        row.indices.map { i in
+            let a = i >= channels ? Int(row[i - channels]) : 0
+            let b = above.map { Int($0[i]) } ?? 0
+            let c = i >= channels ? above.map { Int($0[i - channels]) } ?? 0 : 0
+            let predictor: Int
+            switch type {
+            case 0: predictor = 0
+            case 1: predictor = a
+            case 2: predictor = b
+            case 3: predictor = (a + b) / 2
+            default:
+                let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c
+            }
+            return UInt8(truncatingIfNeeded: Int(row[i]) - predictor)
+        }
+    }
+
+    func testJPEGStripsJoinWithRestartMarkersAndRefuseWhatTheyCannotJoin() throws {
+        // Two hand-made "strips": SOI, SOF0 (height 8), SOS, data, EOI.
+        func strip(_ data: [UInt8]) -> [UInt8] {
+            [0xFF, 0xD8] + [0xFF, 0xC0, 0, 11, 8, 0, 8, 0, 16, 1, 1, 0x11, 0] + [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0] + data + [0xFF, 0xD9]
+        }
+        let joined = try JPEGStrips.join([strip([1, 2]), strip([3]), strip([4, 0xFF, 0])], height: 20, mcusPerStrip: 2)
+        XCTAssertEqual(joined, [0xFF, 0xD8] + [0xFF, 0xC0, 0, 11, 8, 0, 20, 0, 16, 1, 1, 0x11, 0] + [0xFF, 0xDD, 0, 4, 0, 2]
+                       + [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0] + [1, 2, 0xFF, 0xD0, 3, 0xFF, 0xD1, 4, 0xFF, 0, 0xFF, 0xD9])
+        XCTAssertEqual(try JPEGStrips.join([strip([9])], height: 8, mcusPerStrip: 2), strip([9]), "one strip is the picture")
+        var progressive = strip([1])
+        progressive[3] = 0xC2
+        XCTAssertThrowsError(try JPEGStrips.join([progressive, progressive], height: 16, mcusPerStrip: 2))
+        XCTAssertThrowsError(try JPEGStrips.join([strip([1]), Array(strip([1]).dropLast())], height: 16, mcusPerStrip: 2))
+    }
+
     private func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
 }

@@ -80,7 +80,7 @@ private struct TwoPixels: ImageCodec {
     func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits) throws(ImageError) -> PixelImage {
         PixelImage(width: 2, height: 1, pixels: [255, 0, 0, 255, 0, 0, 255, 128])
     }
-    func encode(_ image: PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
+    func encode(_ image: consuming PixelImage, format: ImageFormat, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
         throw ImageError("not used")
     }
 }
