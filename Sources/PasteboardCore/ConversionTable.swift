@@ -62,7 +62,10 @@ public struct ConversionTable: Sendable {
 
     /// The position of `type`'s row. The rows are a few dozen short names: a scan costs less than hashing
     /// every name into an index at each start of `pb`, and builds nothing.
-    private func position(of type: PasteboardType) -> Int? { rows.firstIndex { $0.type == type } }
+    private func position(of type: PasteboardType) -> Int? {
+        let length = type.rawValue.utf8.count
+        return rows.firstIndex { $0.type.rawValue.utf8.count == length && $0.type == type }
+    }
 
     public func row(of type: PasteboardType) -> TypeRow? { position(of: type).map { rows[$0] } }
     public func format(of type: PasteboardType) -> RepresentationFormat? { row(of: type)?.format }
@@ -157,11 +160,12 @@ public struct ConversionTable: Sendable {
         var best: [RepresentationFormat: (cost: Int, path: [Converter])] = [source: (0, [])]
         var frontier: [(RepresentationFormat, Int, [Converter])] = [(source, 0, [])]
         var result: (cost: Int, path: [Converter])?
+        let convertersFrom = graph.from
         while !frontier.isEmpty {
             frontier.sort { $0.1 < $1.1 }
             let (format, cost, path) = frontier.removeFirst()
             if let result, cost >= result.cost { break }
-            for step in graph.from[format] ?? [] {
+            for step in convertersFrom[format] ?? [] {
                 // Nor is structure invented on what a lossy step left (a file list's paths as text do
                 // not become paragraphs of RTF or HTML).
                 if step.fidelity == .invented && path.contains(where: { $0.fidelity == .lossy }) { continue }
