@@ -84,8 +84,8 @@ final class DaemonClient {
             let timeout = deadline.map { clock.now().millisecondsUntil($0) }
             if timeout == 0 { throw .timedOut }
             do {
-                let ready = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: timeout)
-                if ready[0].isEmpty { continue }
+                let ready = try Poller.wait(PollRequest(fd, .readable), timeoutMilliseconds: timeout)
+                if ready.isEmpty { continue }
                 // Only the bytes read are written: a zero-filled buffer cost every start of pb 16 page faults.
                 switch try fd.readAvailable(max: 65536) {
                 case .data(let bytes): decoder.append(bytes[...])
@@ -133,8 +133,8 @@ extension DaemonClient {
         /// Waits for bytes (bounded by the timeout) and returns how many were read into `buffer`.
         func readMore(atMost count: Int) throws(DaemonClientError) -> Int {
             do {
-                let ready = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: timeoutMilliseconds)
-                if ready[0].isEmpty { throw DaemonClientError.timedOut }
+                let ready = try Poller.wait(PollRequest(fd, .readable), timeoutMilliseconds: timeoutMilliseconds)
+                if ready.isEmpty { throw DaemonClientError.timedOut }
                 let n = try buffer.withUnsafeMutableBytes { try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count])) }
                 if n == 0 { throw DaemonClientError.protocolFailure("the daemon closed the connection") }
                 return n

@@ -8,26 +8,66 @@
 /// functions (see `ConversionTable.standard`), not new serving code.
 public struct ConversionTable: Sendable {
     public let rows: [TypeRow]
-    public let converters: [Converter]
-    private let rowByType: [PasteboardType: Int]
-    private let convertersFrom: [RepresentationFormat: [Converter]]
+    /// The converters, in the order given.
+    public var converters: [Converter] { graph.converters }
+    private let graphSource: GraphSource
+
+    /// Where the converters and their index come from: given to `init`, or the standard table's, built
+    /// the first time a plan needs them (`pb paste` asks the table only about rows, and pays for none).
+    private enum GraphSource: Sendable {
+        case given(ConverterGraph)
+        case standard
+    }
+
+    /// The converters and, by the format each reads, the ones that read it.
+    private final class ConverterGraph: Sendable {
+        let converters: [Converter]
+        let from: [RepresentationFormat: [Converter]]
+
+        init(_ converters: [Converter]) {
+            self.converters = converters
+            var from: [RepresentationFormat: [Converter]] = [:]
+            for converter in converters { from[converter.from, default: []].append(converter) }
+            self.from = from
+        }
+
+        /// The standard table's, built once on first use (a `static let` is initialised once, thread-safely).
+        static let standard = ConverterGraph(ConversionTable.standardConverters)
+    }
+
+    private var graph: ConverterGraph {
+        switch graphSource {
+        case .given(let graph): graph
+        case .standard: ConverterGraph.standard
+        }
+    }
 
     /// - Precondition: a type appears in one row only.
     public init(rows: [TypeRow], converters: [Converter]) {
-        self.rows = rows
-        self.converters = converters
-        var index: [PasteboardType: Int] = [:]
         for (position, row) in rows.enumerated() {
-            precondition(index[row.type] == nil, "\(row.type) has two rows")
-            index[row.type] = position
+            precondition(!rows[..<position].contains { $0.type == row.type }, "\(row.type) has two rows")
         }
-        rowByType = index
-        convertersFrom = Dictionary(grouping: converters, by: \.from)
+        self.rows = rows
+        graphSource = .given(ConverterGraph(converters))
+    }
+
+    /// The standard table: its rows as given (checked by the tests, not at every start), its converters
+    /// built when a plan first needs them.
+    init(standardRows rows: [TypeRow]) {
+        self.rows = rows
+        graphSource = .standard
     }
 
     // MARK: - Rows
 
-    public func row(of type: PasteboardType) -> TypeRow? { rowByType[type].map { rows[$0] } }
+    /// The position of `type`'s row. The rows are a few dozen short names: a scan costs less than hashing
+    /// every name into an index at each start of `pb`, and builds nothing.
+    private func position(of type: PasteboardType) -> Int? {
+        let length = type.rawValue.utf8.count
+        return rows.firstIndex { $0.type.rawValue.utf8.count == length && $0.type == type }
+    }
+
+    public func row(of type: PasteboardType) -> TypeRow? { position(of: type).map { rows[$0] } }
     public func format(of type: PasteboardType) -> RepresentationFormat? { row(of: type)?.format }
     public func family(of type: PasteboardType) -> TypeFamily? { row(of: type)?.family }
 
@@ -66,7 +106,7 @@ public struct ConversionTable: Sendable {
         guard let target = format(of: wanted) else { return nil }
         var best: (cost: Int, rank: Int, plan: ConversionPlan)?
         for source in offered {
-            guard let sourceFormat = format(of: source), let rank = rowByType[source],
+            guard let sourceFormat = format(of: source), let rank = position(of: source),
                   let path = cheapestPath(from: sourceFormat, to: target, atLeastOneStep: ownerChooses) else { continue }
             let cost = path.reduce(0) { $0 + $1.fidelity.cost }
             let candidate = ConversionPlan(source: source, target: wanted, steps: path,
@@ -120,6 +160,7 @@ public struct ConversionTable: Sendable {
         var best: [RepresentationFormat: (cost: Int, path: [Converter])] = [source: (0, [])]
         var frontier: [(RepresentationFormat, Int, [Converter])] = [(source, 0, [])]
         var result: (cost: Int, path: [Converter])?
+        let convertersFrom = graph.from
         while !frontier.isEmpty {
             frontier.sort { $0.1 < $1.1 }
             let (format, cost, path) = frontier.removeFirst()

@@ -4,9 +4,12 @@ import Selection
 extension ConversionTable {
     /// The families pasteboard knows today — plain text, rich text, images and files — with their X
     /// targets and converters. A new family is added here as rows and converter functions.
-    public static let standard = ConversionTable(rows: richTextRows + plainTextRows + imageRows + fileRows,
-                                                 converters: plainTextConverters + richTextConverters + imageConverters
-                                                     + fileConverters)
+    public static let standard = ConversionTable(standardRows: richTextRows + plainTextRows + imageRows + fileRows)
+
+    /// The standard table's converters: closures over the codecs, made only when a plan first needs one.
+    static var standardConverters: [Converter] {
+        plainTextConverters + richTextConverters + imageConverters + fileConverters
+    }
 
     // MARK: - Plain text
 

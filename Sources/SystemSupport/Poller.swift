@@ -55,4 +55,20 @@ public enum Poller {
         }
         return descriptors.map { PollEvents(rawValue: $0.revents) }
     }
+
+    /// Waits until `request` is ready or `timeoutMilliseconds` pass, as `wait(_:timeoutMilliseconds:)` for
+    /// one descriptor: its `PollEvents`, empty on timeout or `EINTR`. No arrays: a client waiting on its one
+    /// socket (`pb`) pays no array types' set-up at start.
+    ///
+    /// The corresponding C function is `poll(2)`.
+    public static func wait(_ request: PollRequest, timeoutMilliseconds: Int?) throws -> PollEvents {
+        var descriptor = pollfd(fd: request.fileDescriptor.rawValue, events: request.events.rawValue, revents: 0)
+        let timeout = timeoutMilliseconds.map { Int32(clamping: max(0, $0)) } ?? -1
+        if poll(&descriptor, 1, timeout) == -1 {
+            let error = Errno.current("poll")
+            if error.code == .interrupted { return [] }
+            throw error
+        }
+        return PollEvents(rawValue: descriptor.revents)
+    }
 }

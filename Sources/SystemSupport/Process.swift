@@ -40,17 +40,22 @@ public enum Environment {
 
     /// Every `NAME=value` pair of the process environment; for repeated names the first wins.
     ///
+    /// Read as bytes (the name ends at the first `=`), the pairs from last to first so that the first of a
+    /// repeated name is stored last, into a dictionary sized once: one hash per pair, no resizing — every
+    /// start of `pb` builds it.
+    ///
     /// The corresponding C variable is `environ(7)`.
     public static var all: [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let pair = String(cString: pointer)
-            if let equals = pair.firstIndex(of: "=") {
-                let name = String(pair[..<equals])
-                if result[name] == nil { result[name] = String(pair[pair.index(after: equals)...]) }
-            }
-            entry += 1
+        // NULL after clearenv(3).
+        guard let entries = Optional(environ) else { return [:] }
+        var count = 0
+        while entries[count] != nil { count += 1 }
+        var result = [String: String](minimumCapacity: count)
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            let pointer = entries[index]!
+            let pair = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            result[String(decoding: pair[..<equals], as: UTF8.self)] = String(decoding: pair[(equals + 1)...], as: UTF8.self)
         }
         return result
     }

@@ -3,7 +3,7 @@ import SystemSupport
 
 // pb, pbcopy and pbpaste: parse argv, run the command, exit with its status.
 let arguments = CommandLine.arguments
-let programName = String((arguments.first ?? "pb").split(separator: "/").last ?? "pb")
+let programName = baseName(arguments.first ?? "")
 Signals.ignoreBrokenPipe()
 
 let status: ExitCode
@@ -20,3 +20,15 @@ do {
     status = .usage
 }
 ProcessIdentity.exit(status.rawValue)
+
+/// The last non-empty `/`-separated part of `path` ("pb" when it has none): the name pb was run by. Scanned as
+/// bytes rather than split into an array of substrings, at every start.
+func baseName(_ path: String) -> String {
+    let bytes = path.utf8
+    let slash = UInt8(ascii: "/")
+    var end = bytes.endIndex
+    while end > bytes.startIndex && bytes[bytes.index(before: end)] == slash { end = bytes.index(before: end) }
+    var start = end
+    while start > bytes.startIndex && bytes[bytes.index(before: start)] != slash { start = bytes.index(before: start) }
+    return start == end ? "pb" : String(path[start..<end])
+}

@@ -14,6 +14,15 @@ final class ConversionTableTests: XCTestCase {
         table.plan(producing: wanted, from: offered)
     }
 
+    // MARK: - The standard table itself
+
+    /// The standard table skips `init`'s check at start (it is built at every start of `pb`): it is checked here.
+    func testEveryTypeOfTheStandardTableHasOneRow() {
+        let types = table.rows.map(\.type)
+        XCTAssertEqual(Set(types).count, types.count)
+        XCTAssertEqual(ConversionTable(rows: table.rows, converters: table.converters).rows.count, types.count)
+    }
+
     // MARK: - Choosing what to read
 
     func testAnOfferedTypeIsReadAsItIs() throws {

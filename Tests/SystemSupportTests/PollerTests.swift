@@ -32,6 +32,15 @@ final class PollerTests: XCTestCase {
         let invalid = try Poller.wait([PollRequest(readEnd, .readable)], timeoutMilliseconds: 0)
         XCTAssertEqual(invalid, [.invalid])
     }
+
+    func testOneDescriptorAsTheArrayFormDoes() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        XCTAssertEqual(try Poller.wait(PollRequest(readEnd, .readable), timeoutMilliseconds: 0), [])
+        _ = try writeEnd.write([1])
+        XCTAssertEqual(try Poller.wait(PollRequest(readEnd, .readable), timeoutMilliseconds: nil), .readable)
+        XCTAssertEqual(try Poller.wait(PollRequest(writeEnd, .writable), timeoutMilliseconds: 0), .writable)
+    }
 }
 
 final class ClockTests: XCTestCase {

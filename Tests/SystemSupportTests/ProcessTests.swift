@@ -86,6 +86,15 @@ final class EnvironmentTests: XCTestCase {
         XCTAssertNil(Environment.value("PASTEBOARD_SURELY_UNSET_VARIABLE"))
     }
 
+    /// Every name in `all` has the value getenv(3) gives (the first of a repeated name), an `=` in a value kept.
+    func testEveryVariableHasGetenvsValue() {
+        XCTAssertEqual(setenv("PASTEBOARD_TEST_EQUALS", "a=b=c", 1), 0)
+        defer { unsetenv("PASTEBOARD_TEST_EQUALS") }
+        let all = Environment.all
+        XCTAssertEqual(all["PASTEBOARD_TEST_EQUALS"], "a=b=c")
+        for (name, value) in all { XCTAssertEqual(value, Environment.value(name), name) }
+    }
+
     func testJournalStreamMustMatchStandardError() throws {
         let status = try FileDescriptor.standardError.status()
         XCTAssertTrue(Journal.stderrIsJournal(environment: ["JOURNAL_STREAM": "\(status.device):\(status.inode)"]))
