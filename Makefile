@@ -15,7 +15,7 @@ RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath -Xswif
 RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
 # Packages: building needs the X headers and the image libraries' headers (libspng, zlib and libdeflate,
-# TurboJPEG, libwebp, libtiff, giflib); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
+# TurboJPEG, libwebp, libtiff, giflib: the types of the functions CImageShims opens on first use); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
 BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
 # desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); python3-pil decodes the
@@ -178,9 +178,10 @@ uninstall:
 	done
 
 # The Debian package: a stripped install with PREFIX=/usr staged in DEB_DIR, man pages gzipped.
-# Depends names what the programs link (readelf -d: libX11, libXfixes, the image libraries, libgcc_s for the
-# static Swift runtime, libc and libm; libstdc++ is linked in statically), with the minimum versions dpkg-shlibdeps gives for them,
-# and libtiff6, which they open at run time (CTIFFShims: linked, it would cost every start of pb ~2.5 ms).
+# Depends names what the programs link (readelf -d: libX11, libXfixes, libgcc_s for the static Swift runtime,
+# libc and libm; libstdc++ is linked in statically), with the minimum versions dpkg-shlibdeps gives for them,
+# and the image libraries, which they open on first use by SONAME (CImageShims: linked, libspng, zlib, libdeflate,
+# TurboJPEG, libwebp and giflib cost every start of pb the loader's time, libtiff ~2.5 ms more).
 DEB_DIR ?= build
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb

@@ -30,20 +30,13 @@ let package = Package(
         .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
         /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
         .target(name: "SystemSupport"),
-        /// libspng (PNG) as a system library, with the inflaters of 8-bit RGB(A) PNGs' image data: libdeflate (at once; libtiff
-        /// depends on it too) and zlib (libspng's own, as a stream, for data libdeflate refuses).
-        .systemLibrary(name: "CSpng", pkgConfig: "spng zlib libdeflate", providers: [.apt(["libspng-dev", "zlib1g-dev", "libdeflate-dev"])]),
-        /// libjpeg-turbo's TurboJPEG API as a system library.
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        /// libwebp as a system library.
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
-        /// libtiff opened at run time (its dependencies cost every start of pb ~2.5 ms): the functions' pointers,
-        /// typed from tiffio.h. Every symbol is prefixed `pbt_`.
-        .target(name: "CTIFFShims"),
-        /// giflib as a system library.
-        .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        /// The image libraries opened on first use, not linked (linked, they cost every start of pb and pasteboardd the
+        /// loader's time): libspng (PNG) with the inflaters of its image data, libdeflate and zlib; TurboJPEG; libwebp;
+        /// giflib; libtiff. Each a table of the functions used, typed from its header (the -dev packages) and filled
+        /// once by dlopen of its SONAME. Every symbol is prefixed `pbi_`.
+        .target(name: "CImageShims"),
         /// The only Swift target that calls the image libraries: `SystemImageCodec`, decoding and encoding through them.
-        .target(name: "ImageCodecs", dependencies: ["CSpng", "CTurboJPEG", "CWebP", "CTIFFShims", "CGIF", "Images", "SystemSupport"]),
+        .target(name: "ImageCodecs", dependencies: ["CImageShims", "Images", "SystemSupport"]),
 
         // MARK: - Pure core (no Glibc, no X)
 

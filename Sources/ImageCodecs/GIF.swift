@@ -1,4 +1,4 @@
-import CGIF
+import CImageShims
 import Images
 
 /// GIF through giflib: the first frame, interlaced or not, with its transparency, on a transparent canvas of
@@ -8,41 +8,42 @@ enum GIF {
     static let maximumExtensions = 10_000
 
     static func decode(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> PixelImage {
+        let giflib = try ImageLibraries.gif()
         let source = ByteSource(bytes)
         let unmanaged = Unmanaged.passRetained(source)
         defer { unmanaged.release() }
         var error: Int32 = 0
-        guard let gif = DGifOpen(unmanaged.toOpaque(), { file, buffer, count in
+        guard let gif = giflib.DGifOpen(unmanaged.toOpaque(), { file, buffer, count in
             guard let file, let buffer, count > 0 else { return 0 }
             return Unmanaged<ByteSource>.fromOpaque(file.pointee.UserData).takeUnretainedValue().read(into: buffer, count: Int(count))
         }, &error) else {
-            throw ImageError("the GIF cannot be read (\(describe(error)))")
+            throw ImageError("the GIF cannot be read (\(describe(giflib, error)))")
         }
-        defer { DGifCloseFile(gif, &error) }
-        func fail(_ what: String) -> ImageError { ImageError("the GIF cannot be read (\(what): \(describe(gif.pointee.Error)))") }
+        defer { _ = giflib.DGifCloseFile(gif, &error) }
+        func fail(_ what: String) -> ImageError { ImageError("the GIF cannot be read (\(what): \(describe(giflib, gif.pointee.Error)))") }
 
         var transparent: Int32 = -1
         for _ in 0..<maximumExtensions {
             var record = UNDEFINED_RECORD_TYPE
-            guard DGifGetRecordType(gif, &record) == GIF_OK else { throw fail("record") }
+            guard giflib.DGifGetRecordType(gif, &record) == GIF_OK else { throw fail("record") }
             switch record {
             case EXTENSION_RECORD_TYPE:
                 var code: Int32 = 0
                 var block: UnsafeMutablePointer<GifByteType>? = nil
-                guard DGifGetExtension(gif, &code, &block) == GIF_OK else { throw fail("extension") }
+                guard giflib.DGifGetExtension(gif, &code, &block) == GIF_OK else { throw fail("extension") }
                 if code == GRAPHICS_EXT_FUNC_CODE, let block, block[0] >= 4 {
                     var control = GraphicsControlBlock()
-                    if DGifExtensionToGCB(Int(block[0]), block + 1, &control) == GIF_OK { transparent = control.TransparentColor }
+                    if giflib.DGifExtensionToGCB(Int(block[0]), block + 1, &control) == GIF_OK { transparent = control.TransparentColor }
                 }
                 var blocks = 0
                 while block != nil {
-                    guard DGifGetExtensionNext(gif, &block) == GIF_OK else { throw fail("extension") }
+                    guard giflib.DGifGetExtensionNext(gif, &block) == GIF_OK else { throw fail("extension") }
                     blocks += 1
                     if blocks > maximumExtensions { throw ImageError("the GIF has an extension of more than \(maximumExtensions) blocks") }
                 }
             case IMAGE_DESC_RECORD_TYPE:
-                guard DGifGetImageDesc(gif) == GIF_OK else { throw fail("image descriptor") }
-                return try frame(gif, transparent: transparent, limits: limits)
+                guard giflib.DGifGetImageDesc(gif) == GIF_OK else { throw fail("image descriptor") }
+                return try frame(giflib, gif, transparent: transparent, limits: limits)
             case TERMINATE_RECORD_TYPE:
                 throw ImageError("the GIF has no frame")
             default:
@@ -52,7 +53,7 @@ enum GIF {
         throw ImageError("the GIF has more than \(maximumExtensions) extensions before its first frame")
     }
 
-    private static func frame(_ gif: UnsafeMutablePointer<GifFileType>, transparent: Int32, limits: ImageLimits) throws(ImageError) -> PixelImage {
+    private static func frame(_ giflib: pbi_gif, _ gif: UnsafeMutablePointer<GifFileType>, transparent: Int32, limits: ImageLimits) throws(ImageError) -> PixelImage {
         let descriptor = gif.pointee.Image
         let left = Int(descriptor.Left), top = Int(descriptor.Top)
         let frameWidth = Int(descriptor.Width), frameHeight = Int(descriptor.Height)
@@ -79,9 +80,9 @@ enum GIF {
               + Array(stride(from: 2, to: frameHeight, by: 4)) + Array(stride(from: 1, to: frameHeight, by: 2))
             : Array(0..<frameHeight)
         for row in order {
-            let status = line.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32(frameWidth)) }
+            let status = line.withUnsafeMutableBufferPointer { giflib.DGifGetLine(gif, $0.baseAddress, Int32(frameWidth)) }
             guard status == GIF_OK else {
-                throw ImageError("the GIF's image data cannot be read (\(describe(gif.pointee.Error)))")
+                throw ImageError("the GIF's image data cannot be read (\(describe(giflib, gif.pointee.Error)))")
             }
             var o = ((top + row) * width + left) * 4
             for x in 0..<frameWidth {
@@ -103,8 +104,8 @@ enum GIF {
         return PixelImage(width: width, height: height, pixels: pixels)
     }
 
-    private static func describe(_ code: Int32) -> String {
-        guard let text = GifErrorString(code) else { return "error \(code)" }
+    private static func describe(_ giflib: pbi_gif, _ code: Int32) -> String {
+        guard let text = giflib.GifErrorString(code) else { return "error \(code)" }
         return String(cString: text)
     }
 }

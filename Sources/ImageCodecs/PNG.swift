@@ -1,4 +1,4 @@
-import CSpng
+import CImageShims
 import Images
 import SystemSupport
 
@@ -7,18 +7,19 @@ import SystemSupport
 /// not interlaced is inflated with zlib and unfiltered here (`imageData`), after libspng read the chunks before it.
 enum PNG {
     static func decode(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> PixelImage {
+        let spng = try ImageLibraries.spng()
         // zlib's Adler-32 of the image data is not checked again: every IDAT chunk's CRC-32 covers the same bytes.
-        guard let context = spng_ctx_new(Int32(SPNG_CTX_IGNORE_ADLER32.rawValue)) else { throw ImageError("libspng could not start") }
-        defer { spng_ctx_free(context) }
+        guard let context = spng.spng_ctx_new(Int32(SPNG_CTX_IGNORE_ADLER32.rawValue)) else { throw ImageError("libspng could not start") }
+        defer { spng.spng_ctx_free(context) }
         let side = UInt32(min(limits.maximumPixels, Int(Int32.max)))
-        try check(spng_set_image_limits(context, side, side), "limits")
-        try check(spng_set_chunk_limits(context, limits.maximumChunkBytes, limits.maximumChunkBytes * 4), "limits")
+        try check(spng.spng_set_image_limits(context, side, side), "limits")
+        try check(spng.spng_set_chunk_limits(context, limits.maximumChunkBytes, limits.maximumChunkBytes * 4), "limits")
         // CRC errors in critical and ancillary chunks are errors (the default), never guessed around.
         let result: Result<PixelImage, ImageError> = bytes.withUnsafeBytes { buffer in
             do throws(ImageError) {
-                try check(spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
+                try check(spng.spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
                 var header = spng_ihdr()
-                try check(spng_get_ihdr(context, &header), "header")
+                try check(spng.spng_get_ihdr(context, &header), "header")
                 try limits.check(width: Int(header.width), height: Int(header.height))
                 let width = Int(header.width), height = Int(header.height), count = width * height
                 // Reads and checks every chunk before the image data (tRNS among them).
@@ -44,11 +45,11 @@ enum PNG {
                 }
                 let format = Int32(SPNG_FMT_RGBA8.rawValue)
                 var size = 0
-                try check(spng_decoded_image_size(context, format, &size), "size")
+                try check(spng.spng_decoded_image_size(context, format, &size), "size")
                 guard size == count * 4 else { throw ImageError("the PNG's size does not add up") }
                 var status: Int32 = 0
                 let pixels = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
-                    status = spng_decode_image(context, out.baseAddress, size, format, Int32(SPNG_DECODE_TRNS.rawValue))
+                    status = spng.spng_decode_image(context, out.baseAddress, size, format, Int32(SPNG_DECODE_TRNS.rawValue))
                     if status != 0 { out.baseAddress!.initialize(repeating: 0, count: size) }
                     initialized = size
                 }
@@ -62,15 +63,18 @@ enum PNG {
     }
 
     private static func check(_ status: Int32, _ what: String) throws(ImageError) {
-        if status != 0 { throw ImageError("the PNG cannot be read (\(what): \(String(cString: spng_strerror(status))))") }
+        guard status != 0 else { return }
+        let reason = (try? ImageLibraries.spng())?.spng_strerror(status).map { String(cString: $0) } ?? "error \(status)"
+        throw ImageError("the PNG cannot be read (\(what): \(reason))")
     }
 
     /// 3 or 4 for an 8-bit RGB PNG without tRNS or an 8-bit RGBA PNG, not interlaced (nearly every screenshot),
     /// whose image data `imageData` decodes, twice as fast as libspng; 0 for everything else, which libspng turns
     /// into RGBA itself. Reads and checks every chunk before the image data first (tRNS among them).
     static func directChannels(_ context: OpaquePointer, _ header: spng_ihdr) throws(ImageError) -> Int {
+        let spng = try ImageLibraries.spng()
         var transparency = spng_trns()
-        let status = spng_get_trns(context, &transparency)
+        let status = spng.spng_get_trns(context, &transparency)
         let noTransparency = status == Int32(SPNG_ECHUNKAVAIL.rawValue)
         if status != 0 && !noTransparency { try check(status, "chunks") }
         guard header.bit_depth == 8 && header.interlace_method == 0 else { return 0 }
@@ -81,16 +85,17 @@ enum PNG {
     /// What libspng reads of a PNG's header and chunks before its image data, for the PNG → JPEG pipeline:
     /// the size (checked against `limits`) and the channels `directChannels` gives (0: not for the pipeline).
     static func layout(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> (width: Int, height: Int, channels: Int) {
-        guard let context = spng_ctx_new(0) else { throw ImageError("libspng could not start") }
-        defer { spng_ctx_free(context) }
+        let spng = try ImageLibraries.spng()
+        guard let context = spng.spng_ctx_new(0) else { throw ImageError("libspng could not start") }
+        defer { spng.spng_ctx_free(context) }
         let side = UInt32(min(limits.maximumPixels, Int(Int32.max)))
-        try check(spng_set_image_limits(context, side, side), "limits")
-        try check(spng_set_chunk_limits(context, limits.maximumChunkBytes, limits.maximumChunkBytes * 4), "limits")
+        try check(spng.spng_set_image_limits(context, side, side), "limits")
+        try check(spng.spng_set_chunk_limits(context, limits.maximumChunkBytes, limits.maximumChunkBytes * 4), "limits")
         let result: Result<(Int, Int, Int), ImageError> = bytes.withUnsafeBytes { buffer in
             do throws(ImageError) {
-                try check(spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
+                try check(spng.spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
                 var header = spng_ihdr()
-                try check(spng_get_ihdr(context, &header), "header")
+                try check(spng.spng_get_ihdr(context, &header), "header")
                 try limits.check(width: Int(header.width), height: Int(header.height))
                 return .success((Int(header.width), Int(header.height), try directChannels(context, header)))
             } catch {
@@ -141,6 +146,7 @@ enum PNG {
     static func imageData(_ file: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>, rowStride: Int? = nil,
                           width: Int, height: Int, channels: Int, outputChannels: Int, bgr: Bool = false,
                           filtered: UnsafeMutablePointer<UInt8>? = nil, rowsDone: (Int) -> Void) throws(ImageError) {
+        let zlib = try ImageLibraries.zlib(), deflate = try ImageLibraries.deflate()
         func failed(_ why: String) -> ImageError { ImageError("the PNG cannot be read (image data: \(why))") }
         let bytes = file.bindMemory(to: UInt8.self)
         func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
@@ -151,7 +157,7 @@ enum PNG {
             let length = be32(offset)
             guard length <= 0x7FFF_FFFF, length <= bytes.count - offset - 12 else { break }
             if be32(offset + 4) == 0x4944_4154 {   // IDAT
-                guard UInt32(crc32(0, bytes.baseAddress! + offset + 4, UInt32(length + 4))) == UInt32(be32(offset + 8 + length)) else {
+                guard UInt32(zlib.crc32(0, bytes.baseAddress! + offset + 4, UInt32(length + 4))) == UInt32(be32(offset + 8 + length)) else {
                     throw failed("CRC mismatch")
                 }
                 pieces.append((offset + 8, length))
@@ -171,8 +177,8 @@ enum PNG {
         }
 
         // At once, with libdeflate: five times zlib's speed on a 4K screenshot (docs/performance.md).
-        if let decompressor = libdeflate_alloc_decompressor() {
-            defer { libdeflate_free_decompressor(decompressor) }
+        if let decompressor = deflate.libdeflate_alloc_decompressor() {
+            defer { deflate.libdeflate_free_decompressor(decompressor) }
             let size = rowBytes * height
             let own = filtered == nil ? UnsafeMutablePointer<UInt8>.allocate(capacity: size) : nil
             if let own { HugePages.advise(own, count: size) }
@@ -181,7 +187,7 @@ enum PNG {
             let total = pieces.reduce(0) { $0 + $1.count }
             var status = LIBDEFLATE_BAD_DATA
             if pieces.count == 1 {
-                status = libdeflate_zlib_decompress(decompressor, bytes.baseAddress! + pieces[0].start, total, target, size, nil)
+                status = deflate.libdeflate_zlib_decompress(decompressor, bytes.baseAddress! + pieces[0].start, total, target, size, nil)
             } else if pieces.count > 1 {
                 let joined = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
                 var at = 0
@@ -189,7 +195,7 @@ enum PNG {
                     (joined + at).initialize(from: bytes.baseAddress! + piece.start, count: piece.count)
                     at += piece.count
                 }
-                status = libdeflate_zlib_decompress(decompressor, joined, total, target, size, nil)
+                status = deflate.libdeflate_zlib_decompress(decompressor, joined, total, target, size, nil)
                 joined.deallocate()
             }
             if status == LIBDEFLATE_SUCCESS {
@@ -205,10 +211,10 @@ enum PNG {
         let batchRows = max(1, (256 << 10) / rowBytes)
         let capacity = batchRows * rowBytes
         var stream = z_stream()
-        guard inflateInit2_(&stream, -MAX_WBITS, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        guard zlib.inflateInit2_(&stream, -MAX_WBITS, zlib.zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw ImageError("zlib could not start")
         }
-        defer { inflateEnd(&stream) }
+        defer { _ = zlib.inflateEnd(&stream) }
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         defer { scratch.deallocate() }
         var row = 0, filled = 0
@@ -232,7 +238,7 @@ enum PNG {
             while stream.avail_in > 0 && row < height {
                 stream.next_out = scratch + filled
                 stream.avail_out = UInt32(capacity - filled)
-                let status = inflate(&stream, Z_NO_FLUSH)
+                let status = zlib.inflate(&stream, Z_NO_FLUSH)
                 filled = capacity - Int(stream.avail_out)
                 var at = 0
                 while filled - at >= rowBytes && row < height {
@@ -253,29 +259,30 @@ enum PNG {
     }
 
     static func encode(_ image: PixelImage, compressionLevel: Int32) throws(ImageError) -> [UInt8] {
-        guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { throw ImageError("libspng could not start") }
-        defer { spng_ctx_free(context) }
+        let spng = try ImageLibraries.spng()
+        guard let context = spng.spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { throw ImageError("libspng could not start") }
+        defer { spng.spng_ctx_free(context) }
         func check(_ status: Int32, _ what: String) throws(ImageError) {
-            if status != 0 { throw ImageError("the PNG cannot be written (\(what): \(String(cString: spng_strerror(status))))") }
+            if status != 0 { throw ImageError("the PNG cannot be written (\(what): \(spng.spng_strerror(status).map { String(cString: $0) } ?? "error \(status)"))") }
         }
         let sink = ByteSink()
         let unmanaged = Unmanaged.passRetained(sink)
         defer { unmanaged.release() }
-        try check(spng_set_png_stream(context, { _, user, source, length in
+        try check(spng.spng_set_png_stream(context, { _, user, source, length in
             Unmanaged<ByteSink>.fromOpaque(user!).takeUnretainedValue().write(source!, length)
             return 0
         }, unmanaged.toOpaque()), "stream")
-        try check(spng_set_option(context, SPNG_IMG_COMPRESSION_LEVEL, compressionLevel), "options")
+        try check(spng.spng_set_option(context, SPNG_IMG_COMPRESSION_LEVEL, compressionLevel), "options")
         // Paeth alone: on screenshots as small as trying every filter per row (libspng's default), in half the time.
-        try check(spng_set_option(context, SPNG_FILTER_CHOICE, Int32(SPNG_FILTER_CHOICE_PAETH.rawValue)), "options")
+        try check(spng.spng_set_option(context, SPNG_FILTER_CHOICE, Int32(SPNG_FILTER_CHOICE_PAETH.rawValue)), "options")
         let opaque = image.isOpaque
         var header = spng_ihdr(width: UInt32(image.width), height: UInt32(image.height), bit_depth: 8,
                                color_type: UInt8(opaque ? SPNG_COLOR_TYPE_TRUECOLOR.rawValue : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue),
                                compression_method: 0, filter_method: 0, interlace_method: 0)
-        try check(spng_set_ihdr(context, &header), "header")
+        try check(spng.spng_set_ihdr(context, &header), "header")
         let pixels = opaque ? image.rgbBytes() : image.pixels
         let status = pixels.withUnsafeBytes { buffer in
-            spng_encode_image(context, buffer.baseAddress, buffer.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
+            spng.spng_encode_image(context, buffer.baseAddress, buffer.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
         }
         try check(status, "image data")
         return sink.bytes

@@ -1,4 +1,4 @@
-import CTurboJPEG
+import CImageShims
 import Images
 import SystemSupport
 
@@ -23,6 +23,7 @@ enum PNGToJPEG {
 
     /// nil when the PNG is not one the pipeline takes (the caller decodes and encodes).
     static func convert(_ bytes: [UInt8], limits: ImageLimits, quality: Int, fullChroma: Bool) throws(ImageError) -> [UInt8]? {
+        let tj = try ImageLibraries.turboJPEG()
         let (width, height, channels) = try PNG.layout(bytes, limits: limits)
         guard channels != 0 else { return nil }
         guard width <= 65_500, height <= 65_500 else {
@@ -47,15 +48,15 @@ enum PNGToJPEG {
         }
         defer { progress.waitUntilFinished() }   // the decoder writes into `rows` until then
 
-        guard let handle = tjInitCompress() else { throw ImageError("TurboJPEG could not start") }
-        defer { tjDestroy(handle) }
+        guard let handle = tj.tjInitCompress() else { throw ImageError("TurboJPEG could not start") }
+        defer { _ = tj.tjDestroy(handle) }
         let sampling = Int32((fullChroma ? TJSAMP_444 : TJSAMP_420).rawValue)
         let format = Int32((channels == 3 ? TJPF_RGB : TJPF_RGBA).rawValue)
-        let capacity = tjBufSize(Int32(width), Int32(stripRows), sampling)
+        let capacity = tj.tjBufSize(Int32(width), Int32(stripRows), sampling)
         guard capacity != UInt(bitPattern: -1) else { throw ImageError("the JPEG cannot be written (its size)") }
-        let buffer = tjAlloc(Int32(capacity))
+        let buffer = tj.tjAlloc(Int32(capacity))
         guard buffer != nil else { throw ImageError("the JPEG cannot be written (out of memory)") }
-        defer { tjFree(buffer) }
+        defer { tj.tjFree(buffer) }
         var strips: [[UInt8]] = []
         var top = 0
         while top < height {
@@ -68,10 +69,10 @@ enum PNGToJPEG {
             if channels == 4 { PixelImage.flattenOntoWhite(first, count: (bottom - top) * width) }
             var output = buffer
             var size = capacity
-            let status = tjCompress2(handle, first, Int32(width), Int32(rowBytes), Int32(bottom - top), format, &output, &size,
+            let status = tj.tjCompress2(handle, first, Int32(width), Int32(rowBytes), Int32(bottom - top), format, &output, &size,
                                      sampling, Int32(max(1, min(100, quality))), TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)
             guard status == 0, let output else {
-                let reason = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown error"
+                let reason = tj.tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown error"
                 throw ImageError("the JPEG cannot be written (\(reason))")
             }
             strips.append(Array(UnsafeBufferPointer(start: output, count: Int(size))))

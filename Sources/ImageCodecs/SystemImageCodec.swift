@@ -2,7 +2,8 @@ import Images
 
 /// The image codecs of the system's C libraries behind one door: libspng (PNG), TurboJPEG (JPEG), giflib
 /// (GIF, read only), libtiff (TIFF) and libwebp (WebP). BMP is read and written by the pure core
-/// (`BMPCodec`). Every call creates and frees its own library handle, so calls run on any thread at once;
+/// (`BMPCodec`). Each library is opened on the first call that needs it (`ImageLibraries`); a missing one is
+/// the thrown reason. Every call creates and frees its own library handle, so calls run on any thread at once;
 /// nothing is printed (the libraries' messages become the thrown reason).
 public struct SystemImageCodec: ImageCodec {
     /// PNG's zlib level: 3, with the Paeth filter, writes a 4K screenshot within 6 % of level 6's size in about

@@ -1,8 +1,8 @@
-import CTIFFShims
+import CImageShims
 import Images
 import SystemSupport
 
-/// TIFF through libtiff (opened at run time by CTIFFShims), from and to memory: the first directory only (a chain of further directories is
+/// TIFF through libtiff (opened on first use: `ImageLibraries`), from and to memory: the first directory only (a chain of further directories is
 /// never followed). 8-bit RGB and RGBA in strips with unassociated alpha or none — what Apple puts in RTFD,
 /// and what this writes — are read row by row exactly; everything else libtiff reads (palette, grey,
 /// 16-bit, CMYK, YCbCr, tiles, LZW/Deflate/PackBits/JPEG, any orientation) through its RGBA interface,
@@ -15,14 +15,14 @@ enum TIFF {
     static let adobeDeflate: Int32 = 8, photometricRGB: Int32 = 2, unassociatedAlpha: UInt16 = 2, associatedAlpha: UInt16 = 1
 
     static func decode(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> PixelImage {
-        let tiff = try load()
+        let tiff = try ImageLibraries.tiff()
         let stream = TIFFStream(bytes)
         let (handle, messages) = try open(stream, mode: "rm", limits: limits, tiff)
-        defer { tiff.TIFFClose!(handle) }
+        defer { tiff.TIFFClose(handle) }
         func field<T: BinaryInteger>(_ tag: UInt32, _ type: T.Type, defaulted: Bool = true) -> T? {
             var value: T = 0
             let found = withUnsafeMutablePointer(to: &value) { pointer in
-                withVaList([pointer]) { defaulted ? tiff.TIFFVGetFieldDefaulted!(handle, tag, $0) : tiff.TIFFVGetField!(handle, tag, $0) }
+                withVaList([pointer]) { defaulted ? tiff.TIFFVGetFieldDefaulted(handle, tag, $0) : tiff.TIFFVGetField(handle, tag, $0) }
             }
             return found == 1 ? value : nil
         }
@@ -33,22 +33,22 @@ enum TIFF {
         var extraCount: UInt16 = 0
         var extraTypes: UnsafeMutablePointer<UInt16>? = nil
         _ = withUnsafeMutablePointer(to: &extraCount) { count in
-            withUnsafeMutablePointer(to: &extraTypes) { types in withVaList([count, types]) { tiff.TIFFVGetFieldDefaulted!(handle, extraSamples, $0) } }
+            withUnsafeMutablePointer(to: &extraTypes) { types in withVaList([count, types]) { tiff.TIFFVGetFieldDefaulted(handle, extraSamples, $0) } }
         }
         let extras = (0..<Int(extraCount)).map { extraTypes![$0] }
         let hasAlpha = extras.first == unassociatedAlpha || extras.first == associatedAlpha
         let samples = Int(field(samplesPerPixel, UInt16.self) ?? 1)
-        let plain = tiff.TIFFIsTiled!(handle) == 0 && field(bitsPerSample, UInt16.self) == 8 && field(photometric, UInt16.self) == 2
+        let plain = tiff.TIFFIsTiled(handle) == 0 && field(bitsPerSample, UInt16.self) == 8 && field(photometric, UInt16.self) == 2
             && field(planarConfig, UInt16.self) == 1 && (field(orientation, UInt16.self) ?? 1) == 1
             && (samples == 3 || (samples == 4 && extras.first == unassociatedAlpha))
         let count = Int(width) * Int(height)
         if plain {
-            let lineSize = Int(tiff.TIFFScanlineSize!(handle))
+            let lineSize = Int(tiff.TIFFScanlineSize(handle))
             guard lineSize == Int(width) * samples else { throw ImageError("the TIFF's rows are not the size its header says") }
             var line = [UInt8](repeating: 0, count: lineSize)
             var pixels = [UInt8](repeating: 255, count: count * 4)
             for row in 0..<Int(height) {
-                let status = line.withUnsafeMutableBytes { tiff.TIFFReadScanline!(handle, $0.baseAddress, UInt32(row), 0) }
+                let status = line.withUnsafeMutableBytes { tiff.TIFFReadScanline(handle, $0.baseAddress, UInt32(row), 0) }
                 guard status == 1 else { throw messages.error("the TIFF's image data cannot be read") }
                 pixels.withUnsafeMutableBufferPointer { out in
                     var o = row * Int(width) * 4
@@ -65,7 +65,7 @@ enum TIFF {
         }
         var status: Int32 = 0
         let raster = [UInt32](unsafeUninitializedCapacity: count) { out, initialized in
-            status = tiff.TIFFReadRGBAImageOriented!(handle, width, height, out.baseAddress, 1, 1)
+            status = tiff.TIFFReadRGBAImageOriented(handle, width, height, out.baseAddress, 1, 1)
             if status != 1 { out.initialize(repeating: 0) }
             initialized = count
         }
@@ -77,15 +77,15 @@ enum TIFF {
     }
 
     static func encode(_ image: PixelImage) throws(ImageError) -> [UInt8] {
-        let tiff = try load()
+        let tiff = try ImageLibraries.tiff()
         guard image.width <= Int(UInt32.max), image.height <= Int(UInt32.max) else { throw ImageError("the picture is too large for TIFF") }
         let stream = TIFFStream([])
         let (handle, messages) = try open(stream, mode: "w", limits: ImageLimits(), tiff)
         var closed = false
-        defer { if !closed { tiff.TIFFClose!(handle) } }
+        defer { if !closed { tiff.TIFFClose(handle) } }
         let opaque = image.isOpaque
         let samples = opaque ? 3 : 4
-        func set(_ tag: UInt32, _ arguments: [CVarArg]) -> Bool { withVaList(arguments) { tiff.TIFFVSetField!(handle, tag, $0) } == 1 }
+        func set(_ tag: UInt32, _ arguments: [CVarArg]) -> Bool { withVaList(arguments) { tiff.TIFFVSetField(handle, tag, $0) } == 1 }
         var alpha = unassociatedAlpha
         let fieldsSet = set(imageWidth, [UInt32(image.width)]) && set(imageLength, [UInt32(image.height)])
             && set(bitsPerSample, [Int32(8)]) && set(samplesPerPixel, [Int32(samples)]) && set(photometric, [photometricRGB])
@@ -105,41 +105,33 @@ enum TIFF {
                     o += samples
                 }
             }
-            let status = line.withUnsafeMutableBytes { tiff.TIFFWriteScanline!(handle, $0.baseAddress, UInt32(row), 0) }
+            let status = line.withUnsafeMutableBytes { tiff.TIFFWriteScanline(handle, $0.baseAddress, UInt32(row), 0) }
             guard status == 1 else { throw messages.error("the TIFF cannot be written") }
         }
         closed = true
-        tiff.TIFFClose!(handle)
+        tiff.TIFFClose(handle)
         if let error = messages.first { throw ImageError("the TIFF cannot be written (\(error))") }
         return stream.bytes
-    }
-
-    /// libtiff, opened on first use (CTIFFShims: linked, it and its dependencies would cost every start of pb).
-    private static func load() throws(ImageError) -> pbt_tiff_functions {
-        guard let table = pbt_tiff_load() else {
-            throw ImageError("libtiff cannot be loaded (\(pbt_tiff_error().map { String(cString: $0) } ?? "unknown")): install libtiff6")
-        }
-        return table.pointee
     }
 
     /// Opens `stream` through client I/O with per-handle error and warning handlers (warnings are dropped;
     /// the first error is kept for the reason) and a cap on any single allocation.
     private static func open(_ stream: TIFFStream, mode: String, limits: ImageLimits,
-                             _ tiff: pbt_tiff_functions) throws(ImageError) -> (OpaquePointer, TIFFMessages) {
+                             _ tiff: pbi_tiff) throws(ImageError) -> (OpaquePointer, TIFFMessages) {
         let messages = stream.messages
-        guard let options = tiff.TIFFOpenOptionsAlloc!() else { throw ImageError("libtiff could not start") }
-        defer { tiff.TIFFOpenOptionsFree!(options) }
+        guard let options = tiff.TIFFOpenOptionsAlloc() else { throw ImageError("libtiff could not start") }
+        defer { tiff.TIFFOpenOptionsFree(options) }
         let opaque = Unmanaged.passUnretained(stream).toOpaque()
-        tiff.TIFFOpenOptionsSetMaxSingleMemAlloc!(options, tmsize_t(max(64 << 20, limits.maximumPixels * 4 + (1 << 20))))
-        tiff.TIFFOpenOptionsSetErrorHandlerExtR!(options, { _, user, module, format, arguments in
+        tiff.TIFFOpenOptionsSetMaxSingleMemAlloc(options, tmsize_t(max(64 << 20, limits.maximumPixels * 4 + (1 << 20))))
+        tiff.TIFFOpenOptionsSetErrorHandlerExtR(options, { _, user, module, format, arguments in
             let stream = Unmanaged<TIFFStream>.fromOpaque(user!).takeUnretainedValue()
             if stream.messages.first == nil, let format {
                 stream.messages.first = (module.map { String(cString: $0) + ": " } ?? "") + CFormat.string(format, arguments!)
             }
             return 1
         }, opaque)
-        tiff.TIFFOpenOptionsSetWarningHandlerExtR!(options, { _, _, _, _, _ in 1 }, opaque)
-        let handle = tiff.TIFFClientOpenExt!("memory", mode, opaque,
+        tiff.TIFFOpenOptionsSetWarningHandlerExtR(options, { _, _, _, _, _ in 1 }, opaque)
+        let handle = tiff.TIFFClientOpenExt("memory", mode, opaque,
             { handle, buffer, size in tmsize_t(TIFFStream.from(handle).read(buffer!, Int(size))) },
             { handle, buffer, size in tmsize_t(TIFFStream.from(handle).write(buffer!, Int(size))) },
             { handle, offset, whence in TIFFStream.from(handle).seek(offset, whence) },

@@ -1,4 +1,4 @@
-import CWebP
+import CImageShims
 import Images
 
 /// WebP through libwebp: lossy and lossless still pictures (an animation is refused); written lossless
@@ -11,8 +11,9 @@ enum WebP {
     static let lossyMethod: Int32 = 3
 
     static func decode(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> PixelImage {
+        let webp = try ImageLibraries.webp()
         var features = WebPBitstreamFeatures()
-        let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
+        let status = bytes.withUnsafeBufferPointer { pbi_WebPGetFeatures(webp, $0.baseAddress, $0.count, &features) }
         guard status == VP8_STATUS_OK else { throw ImageError("the WebP header cannot be read (\(describe(status)))") }
         guard features.has_animation == 0 else { throw ImageError("animated WebP is not supported") }
         try limits.check(width: Int(features.width), height: Int(features.height))
@@ -21,7 +22,7 @@ enum WebP {
         var decoded = false
         let pixels = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
             decoded = bytes.withUnsafeBufferPointer {
-                WebPDecodeRGBAInto($0.baseAddress, $0.count, out.baseAddress, size, Int32(width * 4))
+                webp.WebPDecodeRGBAInto($0.baseAddress, $0.count, out.baseAddress, size, Int32(width * 4))
             } != nil
             initialized = size
         }
@@ -34,32 +35,33 @@ enum WebP {
     /// screenshot's conversion then peaks 32 MiB lower (docs/performance.md). When the caller still holds the
     /// picture, Swift copies the buffer first (copy on write), so nothing the caller sees changes.
     static func encode(_ image: consuming PixelImage, settings: ImageEncodeSettings) throws(ImageError) -> [UInt8] {
+        let webp = try ImageLibraries.webp()
         guard image.width <= Int(WEBP_MAX_DIMENSION), image.height <= Int(WEBP_MAX_DIMENSION) else {
             throw ImageError("\(image.width) × \(image.height) pixels do not fit in a WebP (at most \(WEBP_MAX_DIMENSION) a side)")
         }
         var config = WebPConfig()
-        guard WebPConfigInit(&config) != 0 else { throw ImageError("libwebp could not start") }
+        guard pbi_WebPConfigInit(webp, &config) != 0 else { throw ImageError("libwebp could not start") }
         if settings.lossless {
-            guard WebPConfigLosslessPreset(&config, losslessLevel) != 0 else { throw ImageError("libwebp could not start") }
+            guard webp.WebPConfigLosslessPreset(&config, losslessLevel) != 0 else { throw ImageError("libwebp could not start") }
             config.exact = 1
         } else {
             config.quality = Float(settings.quality)
             config.method = lossyMethod
         }
         var picture = WebPPicture()
-        guard WebPPictureInit(&picture) != 0 else { throw ImageError("libwebp could not start") }
-        defer { WebPPictureFree(&picture) }
+        guard pbi_WebPPictureInit(webp, &picture) != 0 else { throw ImageError("libwebp could not start") }
+        defer { webp.WebPPictureFree(&picture) }
         picture.width = Int32(image.width)
         picture.height = Int32(image.height)
         picture.use_argb = settings.lossless ? 1 : 0
         var writer = WebPMemoryWriter()
-        WebPMemoryWriterInit(&writer)
-        defer { WebPMemoryWriterClear(&writer) }
+        webp.WebPMemoryWriterInit(&writer)
+        defer { webp.WebPMemoryWriterClear(&writer) }
         func encode(_ picture: inout WebPPicture) -> Int32 {
             withUnsafeMutablePointer(to: &writer) { pointer in
-                picture.writer = WebPMemoryWrite
+                picture.writer = webp.WebPMemoryWrite
                 picture.custom_ptr = UnsafeMutableRawPointer(pointer)
-                return WebPEncode(&config, &picture)
+                return webp.WebPEncode(&config, &picture)
             }
         }
         let encoded: Int32
@@ -82,7 +84,7 @@ enum WebP {
                 return encode(&picture)
             }
         } else {
-            let imported = image.pixels.withUnsafeBufferPointer { WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(image.width * 4)) }
+            let imported = image.pixels.withUnsafeBufferPointer { webp.WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(image.width * 4)) }
             guard imported != 0 else { throw ImageError("the picture cannot be handed to libwebp (out of memory)") }
             encoded = encode(&picture)
         }

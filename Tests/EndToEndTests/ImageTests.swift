@@ -186,6 +186,23 @@ final class ImageTests: DesktopTestCase {
         let broken = try run(desktop.pb, ["convert", "--to", "png", truncated])
         XCTAssertEqual(broken.status, 5, broken.stderr)
         XCTAssertTrue(broken.stdout.isEmpty)
+
+        // The image libraries are opened on first use: one that cannot be (here an empty libwebp.so.7 the loader
+        // finds first) refuses the conversion with the reason and the package, and nothing crashes.
+        let libraries = desktop.home + "/unloadable-libraries"
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: libraries + "/libwebp.so.7"))
+        var environment = desktop.runner.environment
+        environment["LD_LIBRARY_PATH"] = libraries
+        let missing = try Runner(environment: environment).run(desktop.pb, ["convert", "--to", "png", webp])
+        XCTAssertEqual(missing.status, 5, missing.stderr)
+        XCTAssertTrue(missing.stdout.isEmpty)
+        XCTAssertTrue(missing.stderr.contains("libwebp cannot be loaded (") && missing.stderr.contains("libwebp.so.7")
+                      && missing.stderr.contains("install libwebp7"), missing.stderr)
+        let png = try source("png")
+        let unaffected = desktop.home + "/unaffected.bmp"
+        let other = try Runner(environment: environment).run(desktop.pb, ["convert", "--to", "bmp", "-o", unaffected, png])
+        XCTAssertEqual(other.status, 0, "a PNG needs no libwebp: \(other.stderr)")
     }
 
     func testHistoryAndWatchDescribeAPicture() throws {

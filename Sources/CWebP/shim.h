@@ -1,2 +1,0 @@
-#include <webp/decode.h>
-#include <webp/encode.h>
