@@ -940,15 +940,15 @@ p("")
 p("| row | pasteboardd | anchor | anchor figure | ratio | ahead | why not |")
 p("|---|---|---|---|---|---|---|")
 WHY = {
-    "rt": "within run-to-run noise: most of a round trip is the X server; the daemon spends ~14 µs more CPU per request than xclip (SelectionService.answer)",
+    "rt": "within run-to-run noise: most of a round trip is the X server; the daemon spends ~14 µs more CPU per request than xclip (RequestServer: TARGETS from the conversion table)",
     "bulk": "every byte crosses the X server twice through serial INCR; the daemon's CPU is about xclip's, the X server's is the rest",
     "detect": "the daemon publishes the count, then asks the new owner for TARGETS: two X round trips before the text is read",
-    "snap": "the daemon keeps what it read: the 10 MiB are encoded and written twice (clipboard.archive and a history entry, on the writer thread, with fsync) and digested for de-duplication; xclip -o only writes them out once",
-    "snapmem": "the daemon keeps the 10 MiB content and, while the writer thread saves it, an encoded copy; xclip -o holds only what it is writing out",
-    "takeover": "a deliberate 10 ms guard (ClipboardManager.takeoverGuard) lets a new owner win a destroy-then-own hand-over",
+    "snap": "the daemon keeps what it read: the 10 MiB are written once (the history entry, clipboard.archive a hard link to it, on the writer thread, with fsync) and digested for de-duplication; xclip -o only writes them out",
+    "snapmem": "the daemon keeps the 10 MiB content (the writer thread saves it from the content's own arrays); xclip -o holds only what it is writing out",
+    "takeover": "the daemon handles the events already received, re-checks the owner and claims the clipboard as of the vanished owner's selection time, so a destroy-then-own successor still wins",
     "idlerss": "a Swift binary (static stdlib) touches more pages than a small C tool",
     "idle": "",
-    "startup": "start-up of the Swift runtime in a 17 MB static binary (pb --version alone is about xclip -o's whole time); the paste itself is one socket round trip to the daemon, faster than an X connection",
+    "startup": "start-up of the Swift runtime in a 19 MB static binary (more page faults than xclip: docs/performance.md); the paste itself is one socket round trip to the daemon, faster than an X connection",
 }
 def row(name, pbv, anchor, av, lower, unit, why, fmt=lambda v: f"{v:,.2f}"):
     if pbv is None or av is None:
