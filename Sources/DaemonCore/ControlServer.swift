@@ -55,12 +55,6 @@ final class ControlServer {
     private var acceptPausedUntil: MonotonicInstant?
     static let acceptPause: Duration = .milliseconds(250)
 
-    convenience init(path: String, userID: UInt32, log: Logger, maximumFrameLength: Int, maximumClients: Int = 2048,
-                     idleTimeout: Duration = .seconds(30)) throws {
-        try self.init(listener: UnixListener(path: path), userID: userID, log: log, maximumFrameLength: maximumFrameLength,
-                      maximumClients: maximumClients, idleTimeout: idleTimeout)
-    }
-
     /// Serves on `listener`: bound here, or passed by a service manager (socket activation).
     init(listener: UnixListener, userID: UInt32, log: Logger, maximumFrameLength: Int, maximumClients: Int = 2048,
          idleTimeout: Duration = .seconds(30)) {
