@@ -88,7 +88,7 @@ public enum FileTree {
                 try renameWithoutReplacing(source, to: destination)
             }
             return []
-        } catch let error as Errno where error.code.rawValue == EXDEV {
+        } catch Errno.Code.crossDevice {
             let skipped = try copy(source, to: destination, replacing: replacing)
             if skipped.isEmpty { try remove(source) }
             return skipped
