@@ -1,3 +1,5 @@
+import RichText
+
 /// The terminal's clipboard escape, OSC 52 (`ESC ] 52 ; c ; BASE64 BEL`): a program in a terminal — over
 /// SSH, with no X display and no pasteboardd — asks the terminal in front of the user to put text on that
 /// machine's clipboard, as tmux, Neovim and many tools do. xterm (with `allowWindowOps`), kitty, Alacritty,
@@ -50,7 +52,7 @@ public enum OSC52 {
                                 multiplexer: Multiplexer = .none) throws(TooLarge) -> [UInt8] {
         guard text.count <= maximumBytes else { throw TooLarge(byteCount: text.count) }
         let escape: UInt8 = 0x1B
-        let osc = [escape] + Array("]52;\(selection.rawValue);".utf8) + base64(text) + [0x07]
+        let osc = [escape] + Array("]52;\(selection.rawValue);".utf8) + Base64.encodedBytes(text) + [0x07]
         let stringTerminator: [UInt8] = [escape, UInt8(ascii: "\\")]
         switch multiplexer {
         case .none:
@@ -67,25 +69,5 @@ public enum OSC52 {
             }
             return wrapped
         }
-    }
-
-    /// RFC 4648 base64 with padding.
-    public static func base64(_ bytes: [UInt8]) -> [UInt8] {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let word = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            out += [alphabet[Int(word >> 18)], alphabet[Int(word >> 12 & 63)], alphabet[Int(word >> 6 & 63)], alphabet[Int(word & 63)]]
-            index += 3
-        }
-        let rest = bytes.count - index
-        if rest > 0 {
-            let word = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-            out += [alphabet[Int(word >> 18)], alphabet[Int(word >> 12 & 63)]]
-            out += rest == 2 ? [alphabet[Int(word >> 6 & 63)], UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]
-        }
-        return out
     }
 }

@@ -300,11 +300,17 @@ private struct HTMLBuilder {
     }
 }
 
-/// RFC 4648 base64, padded.
-enum Base64 {
+/// RFC 4648 base64, padded: HTML's `data:` URIs here, OSC 52 in PasteboardCore.
+public enum Base64 {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    /// `bytes` encoded, as text.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        String(decoding: encodedBytes(bytes), as: UTF8.self)
+    }
+
+    /// `bytes` encoded, as ASCII bytes.
+    public static func encodedBytes(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -321,11 +327,11 @@ enum Base64 {
             let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
             out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], 0x3D]
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// Decodes base64 (standard or URL alphabet), skipping whitespace; nil on other characters.
-    static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
+    public static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(text.count * 3 / 4)
         var buffer: UInt32 = 0

@@ -42,6 +42,9 @@ public enum FileTree {
     @discardableResult
     public static func copy(_ source: String, to destination: String, replacing: Bool = false) throws -> [String] {
         let status = try FileSystem.status(source, followSymbolicLinks: false)
+        // Before replacing too: a file inside `source` replaced by a copy of `source` would copy its own
+        // temporary into itself.
+        if status.kind == .directory, try isInside(destination, directory: source) { throw Refusal.intoItself(destination) }
         if try mayReplace(destination, replacing: replacing) {
             // A new copy beside it, renamed over it: readers see the old file or the new one (a directory
             // cannot be renamed over a file: the file goes just before).
@@ -58,7 +61,6 @@ public enum FileTree {
             }
             return skipped
         }
-        if status.kind == .directory, try isInside(destination, directory: source) { throw Refusal.intoItself(destination) }
         var skipped: [String] = []
         try copyEntry(source, status: status, to: destination, depth: 0, skipped: &skipped)
         return skipped
@@ -86,7 +88,7 @@ public enum FileTree {
                 try renameWithoutReplacing(source, to: destination)
             }
             return []
-        } catch let error as Errno where error.code.rawValue == EXDEV {
+        } catch Errno.Code.crossDevice {
             let skipped = try copy(source, to: destination, replacing: replacing)
             if skipped.isEmpty { try remove(source) }
             return skipped

@@ -3,14 +3,6 @@ import XCTest
 
 /// The terminal's clipboard escape: the bytes, the passthrough wrappers, the size limit.
 final class OSC52Tests: XCTestCase {
-    func testBase64IsRFC4648() {
-        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="),
-                                 ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
-            XCTAssertEqual(String(decoding: OSC52.base64(Array(plain.utf8)), as: UTF8.self), encoded, plain)
-        }
-        XCTAssertEqual(String(decoding: OSC52.base64([0xFF, 0xFE, 0x00, 0x3E, 0x3F]), as: UTF8.self), "//4APj8=")
-    }
-
     func testTheSequenceNamesTheSelectionAndEndsWithBEL() throws {
         XCTAssertEqual(try OSC52.sequence(for: Array("hi".utf8)), Array("\u{1B}]52;c;aGk=\u{07}".utf8))
         XCTAssertEqual(try OSC52.sequence(for: Array("hi".utf8), selection: .primary), Array("\u{1B}]52;p;aGk=\u{07}".utf8))

@@ -80,6 +80,13 @@ final class FileTreeTests: XCTestCase {
         }
         XCTAssertThrowsError(try FileTree.move(directory.file("tree"), to: directory.file("tree/inner/tree")))
         XCTAssertEqual(try FileSystem.listDirectory(directory.file("tree/inner")), [])
+        // Nor over a file inside it when replacing is asked.
+        try write("theirs", "tree/inner/file.txt")
+        XCTAssertThrowsError(try FileTree.copy(directory.file("tree"), to: directory.file("tree/inner/file.txt"), replacing: true)) {
+            XCTAssertEqual($0 as? FileTree.Refusal, .intoItself(directory.file("tree/inner/file.txt")))
+        }
+        XCTAssertEqual(try read("tree/inner/file.txt"), "theirs")
+        XCTAssertEqual(try FileSystem.listDirectory(directory.file("tree/inner")), ["file.txt"], "no temporary left")
     }
 
     func testAMoveRenamesAndRefusesWhatIsInTheWay() throws {
