@@ -7,54 +7,63 @@ import SystemSupport
 /// not interlaced is inflated with zlib and unfiltered here (`imageData`), after libspng read the chunks before it.
 enum PNG {
     static func decode(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> PixelImage {
+        try reading(bytes, limits: limits) { (context, buffer, header, channels) throws(ImageError) -> PixelImage in
+            let spng = try ImageLibraries.spng()
+            let width = Int(header.width), height = Int(header.height), count = width * height
+            if channels != 0 {
+                var failure: ImageError? = nil
+                // Inflated in place: RGBA at the buffer's start (`height` bytes more), RGB at its end.
+                let filteredSize = height * (width * channels + 1)
+                let pixels = [UInt8](unsafeUninitializedCapacity: max(count * 4, filteredSize)) { out, initialized in
+                    do throws(ImageError) {
+                        let base = out.baseAddress!
+                        HugePages.advise(base, count: out.count)
+                        try imageData(buffer, into: base, width: width, height: height, channels: channels, outputChannels: 4,
+                                      filtered: channels == 4 ? base : base + count * 4 - filteredSize) { _ in }
+                    } catch {
+                        failure = error
+                        out.baseAddress!.initialize(repeating: 0, count: count * 4)
+                    }
+                    initialized = count * 4
+                }
+                if let failure { throw failure }
+                return PixelImage(width: width, height: height, pixels: pixels)
+            }
+            let format = Int32(SPNG_FMT_RGBA8.rawValue)
+            var size = 0
+            try check(spng.spng_decoded_image_size(context, format, &size), "size")
+            guard size == count * 4 else { throw ImageError("the PNG's size does not add up") }
+            var status: Int32 = 0
+            let pixels = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
+                status = spng.spng_decode_image(context, out.baseAddress, size, format, Int32(SPNG_DECODE_TRNS.rawValue))
+                if status != 0 { out.baseAddress!.initialize(repeating: 0, count: size) }
+                initialized = size
+            }
+            try check(status, "image data")
+            return PixelImage(width: width, height: height, pixels: pixels)
+        }
+    }
+
+    /// Opens `bytes` in a libspng decoder bounded by `limits`, reads its header (its size checked against
+    /// `limits`) and every chunk before the image data, and hands `body` the context, the file, the header and
+    /// the channels `directChannels` gives. CRC errors in critical and ancillary chunks are errors (libspng's
+    /// default), never guessed around; zlib's Adler-32 of the image data is not checked again: every IDAT
+    /// chunk's CRC-32 covers the same bytes.
+    private static func reading<T>(_ bytes: [UInt8], limits: ImageLimits,
+                                   _ body: (OpaquePointer, UnsafeRawBufferPointer, spng_ihdr, Int) throws(ImageError) -> T) throws(ImageError) -> T {
         let spng = try ImageLibraries.spng()
-        // zlib's Adler-32 of the image data is not checked again: every IDAT chunk's CRC-32 covers the same bytes.
         guard let context = spng.spng_ctx_new(Int32(SPNG_CTX_IGNORE_ADLER32.rawValue)) else { throw ImageError("libspng could not start") }
         defer { spng.spng_ctx_free(context) }
         let side = UInt32(min(limits.maximumPixels, Int(Int32.max)))
         try check(spng.spng_set_image_limits(context, side, side), "limits")
         try check(spng.spng_set_chunk_limits(context, limits.maximumChunkBytes, limits.maximumChunkBytes * 4), "limits")
-        // CRC errors in critical and ancillary chunks are errors (the default), never guessed around.
-        let result: Result<PixelImage, ImageError> = bytes.withUnsafeBytes { buffer in
+        let result: Result<T, ImageError> = bytes.withUnsafeBytes { buffer in
             do throws(ImageError) {
                 try check(spng.spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
                 var header = spng_ihdr()
                 try check(spng.spng_get_ihdr(context, &header), "header")
                 try limits.check(width: Int(header.width), height: Int(header.height))
-                let width = Int(header.width), height = Int(header.height), count = width * height
-                // Reads and checks every chunk before the image data (tRNS among them).
-                let channels = try directChannels(context, header)
-                if channels != 0 {
-                    var failure: ImageError? = nil
-                    // Inflated in place: RGBA at the buffer's start (`height` bytes more), RGB at its end.
-                    let filteredSize = height * (width * channels + 1)
-                    let pixels = [UInt8](unsafeUninitializedCapacity: max(count * 4, filteredSize)) { out, initialized in
-                        do throws(ImageError) {
-                            let base = out.baseAddress!
-                            HugePages.advise(base, count: out.count)
-                            try imageData(buffer, into: base, width: width, height: height, channels: channels, outputChannels: 4,
-                                          filtered: channels == 4 ? base : base + count * 4 - filteredSize) { _ in }
-                        } catch {
-                            failure = error
-                            out.baseAddress!.initialize(repeating: 0, count: count * 4)
-                        }
-                        initialized = count * 4
-                    }
-                    if let failure { throw failure }
-                    return .success(PixelImage(width: width, height: height, pixels: pixels))
-                }
-                let format = Int32(SPNG_FMT_RGBA8.rawValue)
-                var size = 0
-                try check(spng.spng_decoded_image_size(context, format, &size), "size")
-                guard size == count * 4 else { throw ImageError("the PNG's size does not add up") }
-                var status: Int32 = 0
-                let pixels = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
-                    status = spng.spng_decode_image(context, out.baseAddress, size, format, Int32(SPNG_DECODE_TRNS.rawValue))
-                    if status != 0 { out.baseAddress!.initialize(repeating: 0, count: size) }
-                    initialized = size
-                }
-                try check(status, "image data")
-                return .success(PixelImage(width: width, height: height, pixels: pixels))
+                return .success(try body(context, buffer, header, try directChannels(context, header)))
             } catch {
                 return .failure(error)
             }
@@ -85,24 +94,7 @@ enum PNG {
     /// What libspng reads of a PNG's header and chunks before its image data, for the PNG → JPEG pipeline:
     /// the size (checked against `limits`) and the channels `directChannels` gives (0: not for the pipeline).
     static func layout(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> (width: Int, height: Int, channels: Int) {
-        let spng = try ImageLibraries.spng()
-        guard let context = spng.spng_ctx_new(0) else { throw ImageError("libspng could not start") }
-        defer { spng.spng_ctx_free(context) }
-        let side = UInt32(min(limits.maximumPixels, Int(Int32.max)))
-        try check(spng.spng_set_image_limits(context, side, side), "limits")
-        try check(spng.spng_set_chunk_limits(context, limits.maximumChunkBytes, limits.maximumChunkBytes * 4), "limits")
-        let result: Result<(Int, Int, Int), ImageError> = bytes.withUnsafeBytes { buffer in
-            do throws(ImageError) {
-                try check(spng.spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
-                var header = spng_ihdr()
-                try check(spng.spng_get_ihdr(context, &header), "header")
-                try limits.check(width: Int(header.width), height: Int(header.height))
-                return .success((Int(header.width), Int(header.height), try directChannels(context, header)))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try reading(bytes, limits: limits) { _, _, header, channels in (Int(header.width), Int(header.height), channels) }
     }
 
     /// An 8-bit RGB PNG that is not interlaced as a 24-bit BMP, its rows decoded straight into the bitmap's
