@@ -87,11 +87,11 @@ private struct RTFBuilder {
             var cells = row[...]
             while !cells.isEmpty || coveredFromAbove[column] != nil {
                 if let rows = coveredFromAbove[column], rows > 0 {
-                    let span = spanOfCover[column] ?? 1
+                    let span = spanOfCover[column] ?? 1  // ≥ 1: stored from a clamped column span
                     slots.append((nil, "\\clvmrg", 1))
-                    for extra in 1..<max(span, 1) { slots.append((nil, "\\clvmrg\\clmrg", 1)); _ = extra }
+                    for _ in 1..<span { slots.append((nil, "\\clvmrg\\clmrg", 1)) }
                     coveredFromAbove[column] = rows - 1 == 0 ? nil : rows - 1
-                    column += max(span, 1)
+                    column += span
                     continue
                 }
                 guard let cell = cells.popFirst() else { break }
