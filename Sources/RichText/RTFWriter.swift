@@ -161,15 +161,7 @@ private struct RTFBuilder {
             emit("{\\list\\listtemplateid\(id)\\listhybrid")
             for level in 0..<9 {
                 let kind = kinds[id]?[level] ?? .bullet
-                let nfc: Int
-                switch kind {
-                case .decimal: nfc = 0
-                case .upperRoman: nfc = 1
-                case .lowerRoman: nfc = 2
-                case .upperAlpha: nfc = 3
-                case .lowerAlpha: nfc = 4
-                case .bullet: nfc = 23
-                }
+                let nfc = kind.wordNumberFormat
                 emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat\(starts[id]?[level] ?? 1)\\levelfollow0")
                 if kind == .bullet {
                     // The level's own bullet (one character, as Word's template allows), else •.
