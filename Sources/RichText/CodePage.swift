@@ -43,9 +43,6 @@ public final class CodePage {
     /// The pseudo code page of other `\fcharset2` fonts: bytes keep their value.
     public static let otherSymbol = -4
 
-    /// Whether a code page number is one of the symbol-font pseudo pages.
-    public static func isSymbol(_ number: Int) -> Bool { number < 0 }
-
     public init(_ number: Int, decoder: any CodePageDecoder = BuiltInCodePages()) {
         self.number = number
         self.decoder = decoder

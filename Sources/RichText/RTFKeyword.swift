@@ -62,6 +62,33 @@ enum RTFKeyword: String, CaseIterable {
     }
 }
 
+extension ListKind {
+    /// The kind of a Word `\levelnfc` number format (the reader gives `\pndec` … the same numbers): 0 decimal,
+    /// 1/2 upper/lower roman, 3/4 upper/lower letter, 23 bullet, 255 none (read as a bullet); others decimal.
+    init(wordNumberFormat: Int) {
+        switch wordNumberFormat {
+        case 1: self = .upperRoman
+        case 2: self = .lowerRoman
+        case 3: self = .upperAlpha
+        case 4: self = .lowerAlpha
+        case 23, 255: self = .bullet
+        default: self = .decimal
+        }
+    }
+
+    /// Word's `\levelnfc` for this kind (the inverse of `init(wordNumberFormat:)`).
+    var wordNumberFormat: Int {
+        switch self {
+        case .decimal: return 0
+        case .upperRoman: return 1
+        case .lowerRoman: return 2
+        case .upperAlpha: return 3
+        case .lowerAlpha: return 4
+        case .bullet: return 23
+        }
+    }
+}
+
 /// Finds keywords by their letters without building a String for the common (≤ 10 letter) case.
 struct RTFKeywordTable: Sendable {
     /// Built once per process.

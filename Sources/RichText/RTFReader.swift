@@ -1243,7 +1243,7 @@ private struct RTFParser {
             let marker = numberParagraph(numbering)
             attributes.list = ListMembership(
                 id: -1 - (numberingLists.firstIndex { $0.numbering == numbering } ?? 0), level: 0,
-                kind: numbering.bullet ? .bullet : RTFParser.listKind(numberFormat: numbering.numberFormat), marker: marker)
+                kind: numbering.bullet ? .bullet : ListKind(wordNumberFormat: numbering.numberFormat), marker: marker)
         } else {
             var marker = String(listMarker)
             marker = String(marker.unicodeScalars.filter { $0 != "\t" && $0 != " " && $0 != "\u{00A0}" })
@@ -1497,18 +1497,7 @@ extension RTFParser {
         var text = String(marker)
         while text.last == " " || text.last == "\u{00A0}" { text.removeLast() }
         while text.first == " " || text.first == "\u{00A0}" { text.removeFirst() }
-        return (text, RTFParser.listKind(numberFormat: definition.numberFormat))
-    }
-
-    static func listKind(numberFormat: Int) -> ListKind {
-        switch numberFormat {
-        case 1: return .upperRoman
-        case 2: return .lowerRoman
-        case 3: return .upperAlpha
-        case 4: return .lowerAlpha
-        case 23, 255: return .bullet
-        default: return .decimal
-        }
+        return (text, ListKind(wordNumberFormat: definition.numberFormat))
     }
 
     /// A number in Word's `\levelnfc` format (unknown formats as decimal).

@@ -87,11 +87,11 @@ private struct RTFBuilder {
             var cells = row[...]
             while !cells.isEmpty || coveredFromAbove[column] != nil {
                 if let rows = coveredFromAbove[column], rows > 0 {
-                    let span = spanOfCover[column] ?? 1
+                    let span = spanOfCover[column] ?? 1  // ≥ 1: stored from a clamped column span
                     slots.append((nil, "\\clvmrg", 1))
-                    for extra in 1..<max(span, 1) { slots.append((nil, "\\clvmrg\\clmrg", 1)); _ = extra }
+                    for _ in 1..<span { slots.append((nil, "\\clvmrg\\clmrg", 1)) }
                     coveredFromAbove[column] = rows - 1 == 0 ? nil : rows - 1
-                    column += max(span, 1)
+                    column += span
                     continue
                 }
                 guard let cell = cells.popFirst() else { break }
@@ -161,15 +161,7 @@ private struct RTFBuilder {
             emit("{\\list\\listtemplateid\(id)\\listhybrid")
             for level in 0..<9 {
                 let kind = kinds[id]?[level] ?? .bullet
-                let nfc: Int
-                switch kind {
-                case .decimal: nfc = 0
-                case .upperRoman: nfc = 1
-                case .lowerRoman: nfc = 2
-                case .upperAlpha: nfc = 3
-                case .lowerAlpha: nfc = 4
-                case .bullet: nfc = 23
-                }
+                let nfc = kind.wordNumberFormat
                 emit("{\\listlevel\\levelnfc\(nfc)\\levelnfcn\(nfc)\\leveljc0\\levelstartat\(starts[id]?[level] ?? 1)\\levelfollow0")
                 if kind == .bullet {
                     // The level's own bullet (one character, as Word's template allows), else •.

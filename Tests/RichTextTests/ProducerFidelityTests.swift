@@ -152,13 +152,7 @@ final class ProducerFidelityTests: XCTestCase {
 
     func corpusFile(_ name: String) throws -> [UInt8] {
         let url = CorpusTests.corpusDirectory.appendingPathComponent("rtf/\(name).rtf")
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                // In CI a missing corpus is a failure, never a skip.
-                throw RichTextError(.io, format: "corpus", "the LibreOffice RTF corpus is missing at \(url.path)")
-            }
-            throw XCTSkip(SkipLog.record(self.name, "the LibreOffice RTF corpus is missing at \(url.path)"))
-        }
+        try CorpusTests.requireCorpus(url.path, test: self.name)
         return Array(try Data(contentsOf: url))
     }
 
