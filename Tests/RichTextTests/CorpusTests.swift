@@ -114,10 +114,10 @@ final class CorpusTests: XCTestCase {
     func testEveryFileIsReadInBoundedTimeAndMemoryAndMatchesLibreOffice() throws {
         let files = try corpusFiles()
         XCTAssertEqual(files.count, 151, "the corpus README lists 151 files")
-        let peakBefore = CorpusTests.peakResidentKiB()
+        let peakBefore = try XCTUnwrap(CorpusTests.peakResidentKiB(), "VmHWM unreadable")
         var measurements: [Measurement] = []
         for url in files { measurements.append(try measure(url)) }
-        let peakGrowthMiB = (CorpusTests.peakResidentKiB() - peakBefore) / 1024
+        let peakGrowthMiB = (try XCTUnwrap(CorpusTests.peakResidentKiB(), "VmHWM unreadable") - peakBefore) / 1024
 
         for m in measurements {
             XCTAssertLessThan(m.seconds, 2, "\(m.name): read in \(m.seconds) s")
@@ -205,11 +205,12 @@ final class CorpusTests: XCTestCase {
         return 2 * Double(previous[y.count]) / Double(x.count + y.count)
     }
 
-    /// The process's peak resident set (VmHWM), KiB.
-    static func peakResidentKiB() -> Int {
+    /// The process's peak resident set (VmHWM), KiB; nil when it cannot be read (the memory bound must then
+    /// fail, not pass on a zero).
+    static func peakResidentKiB() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        else { return nil }
+        return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
     }
 }
