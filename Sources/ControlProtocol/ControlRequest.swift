@@ -183,7 +183,6 @@ public enum ControlRequest: Hashable, Sendable {
         var fields = reader.fields
         fields.deferringFieldsOf = inPlaceThreshold
         defer { ranges = fields.deferred }
-        let name = "\(kind)"
         let request: ControlRequest
         switch kind {
         case .hello:
@@ -236,7 +235,7 @@ public enum ControlRequest: Hashable, Sendable {
                 try reader.pasteboardName("watch.pasteboards[\(index)]")
             })
         }
-        try fields.expectEnd(of: name)
+        try fields.expectEnd(of: "\(kind)")  // only on error: "\(kind)" goes through reflection
         return request
     }
 }
