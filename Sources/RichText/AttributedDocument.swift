@@ -322,11 +322,16 @@ public struct ParagraphAttributes: Hashable, Sendable {
     public var headingLevel: Int?
     public var list: ListMembership?
     public var tableCell: TableCell?
+    /// Whether the paragraph is text of a floating shape or text box (RTF `\shptxt`, Word 6/95 `\dptxbxtext`)
+    /// rather than of the document's running text (its main story). Rich writers show it like any other paragraph,
+    /// where the box is anchored; plain text leaves it out, as Word's and LibreOffice's own plain text do, unless
+    /// the running text has no text at all (`AttributedDocument.plainTextParagraphs`).
+    public var isInTextBox = false
 
     public init(
         alignment: TextAlignment = .natural, firstLineIndent: Double = 0, leftIndent: Double = 0,
         rightIndent: Double = 0, spaceBefore: Double = 0, spaceAfter: Double = 0, headingLevel: Int? = nil,
-        list: ListMembership? = nil, tableCell: TableCell? = nil
+        list: ListMembership? = nil, tableCell: TableCell? = nil, isInTextBox: Bool = false
     ) {
         self.alignment = alignment
         self.firstLineIndent = firstLineIndent
@@ -337,5 +342,6 @@ public struct ParagraphAttributes: Hashable, Sendable {
         self.headingLevel = headingLevel
         self.list = list
         self.tableCell = tableCell
+        self.isInTextBox = isInTextBox
     }
 }

@@ -1,9 +1,12 @@
 /// Writes a document as UTF-8 plain text.
 ///
+/// The text is the document's running text, as the application that made it would put it on the clipboard:
+/// paragraphs of text boxes are left out unless the running text has none (`plainTextParagraphs`).
 /// Paragraphs end with `\n`, line breaks (U+2028) become `\n`, list items get their marker indented four spaces
 /// per level, table cells are separated by TAB and rows by `\n`. Hidden text and attachments are dropped.
 public enum PlainTextWriter {
     public static func write(_ document: AttributedDocument) -> [UInt8] {
+        let document = document.plainTextParagraphs
         var out: [UInt8] = []
         for block in document.blocks {
             switch block {
@@ -58,6 +61,33 @@ public enum PlainTextWriter {
                 }
                 out.append(contentsOf: utf8[copied..<count])
             }
+        }
+    }
+}
+
+extension AttributedDocument {
+    /// The paragraphs plain text shows: the running text (the main story), without the paragraphs of text boxes
+    /// (`ParagraphAttributes.isInTextBox`), as in Word's and LibreOffice's own plain text. When the running text
+    /// has no text at all — a copied text box is an empty body and the box — the text boxes' paragraphs instead,
+    /// all of them in document order. Each paragraph kept keeps its paragraph break.
+    var plainTextParagraphs: AttributedDocument {
+        guard paragraphs.contains(where: \.attributes.isInTextBox) else { return self }
+        let runningText = paragraphs.indices.filter { !paragraphs[$0].attributes.isInTextBox }
+        let kept = runningText.contains { paragraphs[$0].showsText }
+            ? runningText : paragraphs.indices.filter { paragraphs[$0].attributes.isInTextBox }
+        return AttributedDocument(
+            paragraphs: kept.map { paragraphs[$0] },
+            endsWithParagraphBreak: endsWithParagraphBreak || kept.last != paragraphs.count - 1)
+    }
+}
+
+extension Paragraph {
+    /// Whether plain text shows a character of this paragraph other than white space (hidden text and
+    /// attachments are not shown).
+    var showsText: Bool {
+        runs.contains { run in
+            !run.attributes.hidden && run.attributes.attachment == nil
+                && run.text.unicodeScalars.contains { !$0.properties.isWhitespace && $0 != "\u{FFFC}" }
         }
     }
 }

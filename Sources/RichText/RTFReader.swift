@@ -1230,7 +1230,8 @@ private struct RTFParser {
             rightIndent: Double(p.rightIndent) / 20,
             spaceBefore: Double(p.spaceBefore) / 20,
             spaceAfter: Double(p.spaceAfter) / 20,
-            headingLevel: (p.outlineLevel ?? style?.outlineLevel).map { $0 + 1 }
+            headingLevel: (p.outlineLevel ?? style?.outlineLevel).map { $0 + 1 },
+            isInTextBox: !interruptedRuns.isEmpty
         )
         let listID = p.listID != 0 ? p.listID : style?.listID ?? 0
         let level = p.hasListLevel || p.listID != 0 ? p.listLevel : style?.listLevel ?? 0

@@ -244,12 +244,70 @@ final class ProducerFidelityTests: XCTestCase {
     }
 
     /// A body with nothing but text boxes (`{\*\do … \dptxbx}`, Word 6/95's drawing objects, a rectangle between
-    /// them): every box's text, in document order. LibreOffice's text export writes only the first (its rule for a
-    /// frame copied to the clipboard); its HTML export writes both.
+    /// them): every box's text, in document order, in plain text too. LibreOffice's text export writes only the
+    /// first (its rule for a frame copied to the clipboard); its HTML export writes both.
     func testTextBoxesOfAnEmptyBodyAreAllKept() throws {
-        let boxes = try read(try corpusFile("do-dhgt-old"), .rtf)
+        let input = try corpusFile("do-dhgt-old")
+        let boxes = try read(input, .rtf)
         XCTAssertEqual(boxes.paragraphs.map(\.text).filter { !$0.isEmpty }, ["a", "b"])
         XCTAssertTrue(try run(boxes, "b").attributes.bold)
+        XCTAssertEqual(CorpusTests.normalized(String(decoding: try convert(input, .rtf, .txt), as: UTF8.self)), "a b")
+    }
+
+    // MARK: Text boxes are not running text
+
+    /// The text of each box is kept by HTML (and, read back, by the RTF made from that HTML) and by RTFD and back.
+    func assertKeepsBoxText(
+        _ input: [UInt8], _ boxText: [String], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let html = try convert(input, .rtf, .html)
+        let fromHTML = try read(try convert(html, .html, .rtf), .rtf).string
+        let viaRTFD = try read(try convert(try convert(input, .rtf, .rtfd), .rtfd, .rtf), .rtf).string
+        for text in boxText {
+            XCTAssertTrue(String(decoding: html, as: UTF8.self).contains(text), "\(text) in HTML", file: file, line: line)
+            XCTAssertTrue(fromHTML.contains(text), "\(text) through HTML into RTF", file: file, line: line)
+            XCTAssertTrue(viaRTFD.contains(text), "\(text) through RTFD and back", file: file, line: line)
+        }
+    }
+
+    /// Word's and LibreOffice's text boxes anchored in body text (a `\shp` text box, a Word 6/95 `{\*\do}` text
+    /// box, a text box in a table cell): plain text is the body's, exactly LibreOffice's text export; the box's
+    /// text stays in HTML, where LibreOffice's HTML export has it too.
+    func testTextBoxesInRunningTextStayOutOfPlainTextAndInHTML() throws {
+        for (name, box) in [("shptxt-pard", "shape text"), ("tdf91074", "inner"), ("fdo47802", "C")] {
+            let input = try corpusFile(name)
+            let text = CorpusTests.normalized(String(decoding: try convert(input, .rtf, .txt), as: UTF8.self))
+            let expected = CorpusTests.corpusDirectory.appendingPathComponent("expected-text/\(name).txt")
+            XCTAssertEqual(text, CorpusTests.normalized(String(decoding: try Data(contentsOf: expected), as: UTF8.self)), name)
+            XCTAssertFalse(text.contains(box), "\(name): \(text)")
+            try assertKeepsBoxText(input, [box])
+            let html = try read(try convert(input, .rtf, .html), .html)
+            let ours = CorpusTests.normalized(String(decoding: PlainTextWriter.write(html), as: UTF8.self))
+            let libreOfficeHTML = CorpusTests.normalized(String(decoding: try fixture("corpus-html-text/\(name).txt"), as: UTF8.self))
+            if name == "fdo47802" {  // LibreOffice puts the box after the cell's text, we where it is anchored
+                XCTAssertEqual(ours.split(separator: " ").sorted(), libreOfficeHTML.split(separator: " ").sorted(), name)
+            } else {
+                XCTAssertEqual(ours, libreOfficeHTML, "\(name): our HTML's text is LibreOffice's HTML export's")
+            }
+        }
+    }
+
+    /// LibreOffice's clipboard after copying a paragraph with a text frame anchored in it
+    /// (Fixtures/libreoffice/copied-text-and-frame.*): our plain text is LibreOffice's own plain text of that copy.
+    func testLibreOfficeCopiedTextWithAFrame() throws {
+        let input = try fixture("libreoffice/copied-text-and-frame.rtf")
+        let libreOffice = String(decoding: try fixture("libreoffice/copied-text-and-frame.txt"), as: UTF8.self)
+        XCTAssertEqual(libreOffice, "Body before the frame.")
+        XCTAssertEqual(String(decoding: try convert(input, .rtf, .txt), as: UTF8.self), libreOffice + "\n")
+        try assertKeepsBoxText(input, ["Copied frame", "with a second line"])
+    }
+
+    /// LibreOffice's clipboard after copying a selected text frame (Fixtures/libreoffice/copied-frame.rtf): an
+    /// empty body and the frame, and no plain text of LibreOffice's own. The plain text we derive is the frame's.
+    func testLibreOfficeCopiedFrameGivesItsTextAsPlainText() throws {
+        let input = try fixture("libreoffice/copied-frame.rtf")
+        XCTAssertEqual(String(decoding: try convert(input, .rtf, .txt), as: UTF8.self), "Copied frame\nwith a second line\n")
+        try assertKeepsBoxText(input, ["Copied frame", "with a second line"])
     }
 
     // MARK: Word, Google Docs and LibreOffice HTML

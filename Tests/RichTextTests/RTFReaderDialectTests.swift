@@ -117,4 +117,28 @@ final class RTFReaderDialectTests: XCTestCase {
         let r = readRTF(#"{\rtf1{\stylesheet{\ql Normal;}{\s2\ql{\*\unknownextra x}\b{\lang1033 }heading 2;}}\pard\s2 Title\par\pard body\par}"#)
         XCTAssertEqual(r.document.paragraphs.map(\.attributes.headingLevel), [2, nil])
     }
+
+    /// `\shptxt` and Word 6/95's `\dptxbxtext` text is text-box text: its paragraphs are marked, shown by HTML where
+    /// the box is anchored, and left out of plain text, which is the running text around them.
+    func testTextBoxParagraphsAreNotRunningText() throws {
+        let shape = readRTF(#"{\rtf1 before{\shp{\*\shpinst{\sp{\sn fFilled}{\sv 0}}{\shptxt box one\par box two}}} after\par}"#).document
+        XCTAssertEqual(shape.paragraphs.map(\.text), ["box one", "box two", "before after"])
+        XCTAssertEqual(shape.paragraphs.map(\.attributes.isInTextBox), [true, true, false])
+        XCTAssertEqual(String(decoding: PlainTextWriter.write(shape), as: UTF8.self), "before after\n")
+        let html = String(decoding: HTMLWriter.write(shape).bytes, as: UTF8.self)
+        XCTAssertTrue(html.contains("box one") && html.contains("box two"), html)
+        let word95 = readRTF(#"{\rtf1 {\*\do\dobxcolumn\dptxbx{\dptxbxtext inner\par}}outer\par}"#).document
+        XCTAssertEqual(String(decoding: PlainTextWriter.write(word95), as: UTF8.self), "outer\n")
+        // A box after the body's last paragraph break, or the body without one: the body's own ending.
+        XCTAssertEqual(String(decoding: PlainTextWriter.write(readRTF(#"{\rtf1 body\par{\shp{\*\shpinst{\shptxt box}}}}"#).document), as: UTF8.self), "body\n")
+        XCTAssertEqual(String(decoding: PlainTextWriter.write(readRTF(#"{\rtf1 body{\shp{\*\shpinst{\shptxt box}}}}"#).document), as: UTF8.self), "body")
+    }
+
+    /// A body with no text (white space, hidden text, a picture) and text boxes: plain text is every box's text,
+    /// in document order, as when a text box alone was copied.
+    func testTextBoxesOfABodyWithoutTextAreThePlainText() {
+        let rtf = #"{\rtf1 {\v hidden}\tab {\shp{\*\shpinst{\shptxt one}}}{\*\shppict{\pict\pngblip 89504e47}}"#
+            + #"{\*\do\dptxbx{\dptxbxtext two\par three}}\par}"#
+        XCTAssertEqual(String(decoding: PlainTextWriter.write(readRTF(rtf).document), as: UTF8.self), "one\ntwo\nthree\n")
+    }
 }
