@@ -302,6 +302,47 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(try files(under: root + "/etc"), [], "dpkg -P leaves nothing of ours")
     }
 
+    /// The release link lays out first the functions link/order.txt lists (docs/performance.md "Code layout"):
+    /// the list still names the programs' functions (else `make order` is due), and in each program the
+    /// listed functions come first, side by side — what keeps the idle daemon's code pages few.
+    func testReleaseProgramsLayOutTheListedFunctionsFirst() throws {
+        let nm = try requireTool("nm", package: "binutils")
+        let runner = Runner(environment: ProcessInfo.processInfo.environment)
+        let flags = try runner.run("make", ["-s", "-C", Self.root, "--no-print-directory", "release-flags"])
+        guard flags.text.contains("--symbol-ordering-file") else {
+            if Tools.isCI { throw InstallTestError("make release-flags has no code layout (no ld.lld beside swift?): \(flags.text)") }
+            throw XCTSkip(SkipLog.record(name, "the toolchain has no ld.lld: release builds are not laid out"))
+        }
+        let listedNames = try String(contentsOfFile: Self.root + "/link/order.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        let listed = Set(listedNames)
+        XCTAssertGreaterThan(listed.count, 500, "link/order.txt lists the functions that run")
+        var definedInEither: Set<String> = []
+        for program in ["pasteboardd", "pb"] {
+            let path = try Self.releaseDirectory() + "/" + program
+            let symbols = try runner.run(nm, ["-n", "--defined-only", path])
+            XCTAssertEqual(symbols.status, 0, symbols.stderr)
+            // Code symbols by address; names sharing an address (aliases) count once.
+            var namesAt: [(address: UInt64, names: [String])] = []
+            for line in symbols.text.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                guard fields.count == 3, "tTwW".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else { continue }
+                if namesAt.last?.address == address { namesAt[namesAt.count - 1].names.append(String(fields[2])) }
+                else { namesAt.append((address, [String(fields[2])])) }
+            }
+            let inProgram = namesAt.filter { $0.names.contains(where: listed.contains) }.count
+            definedInEither.formUnion(namesAt.flatMap(\.names).filter(listed.contains))
+            XCTAssertGreaterThan(inProgram, 300, "\(program) defines the listed functions")
+            let first = namesAt.prefix(inProgram)
+            let firstListed = first.filter { $0.names.contains(where: listed.contains) }.count
+            XCTAssertGreaterThanOrEqual(Double(firstListed), 0.9 * Double(inProgram),
+                                        "\(program): the first \(inProgram) functions by address are the listed ones (\(firstListed) are); " +
+                                        "a release build from before the layout flags needs rm -rf .build/*/release")
+        }
+        XCTAssertGreaterThanOrEqual(Double(definedInEither.count), 0.9 * Double(listed.count),
+                                    "link/order.txt names functions the programs no longer have: run make order")
+    }
+
     // MARK: - Helpers
 
     /// Runs make in the repository with `arguments`, installing the existing release build.
