@@ -137,12 +137,12 @@ public enum Usage {
 
             The clipboard history pasteboardd keeps (newest first, numbered from 0): every CLIPBOARD change
             whose content it read, never secret content. list prints number, time (UTC), size, types and a
-            preview (the text, "image/png 1920×1080", "3 files: a.txt, …"). show writes entry N's content
-            (text unless -t says otherwise); copy puts it back on the clipboard with all its types; clear
-            also removes it from disk. pick shows one line per entry (number, age, preview) in a menu and
-            copies back the one chosen: --menu auto (the default) takes rofi, else dmenu, else fzf when in a
-            terminal; --menu-command runs any command (through /bin/sh) that reads lines on standard input
-            and prints the chosen one.
+            preview (the text, rich text's too, "image/png 1920×1080", "3 files: a.txt, …"). show writes
+            entry N's content (text unless -t says otherwise); copy puts it back on the clipboard with all its
+            types; clear also removes it from disk. pick shows one line per entry (number, age, preview) in a
+            menu and copies back the one chosen: --menu auto (the default) takes rofi, else dmenu, else fzf
+            when in a terminal; --menu-command runs any command (through /bin/sh) that reads lines on standard
+            input and prints the chosen one.
 
               --menu MENU              rofi, dmenu, fzf or auto
               --menu-command COMMAND   a menu program and its arguments

@@ -13,8 +13,9 @@ extension PasteboardContent {
     /// A one-line summary for history listings and pickers, at most about `limit` characters: the files
     /// ("3 files: a.txt, b.txt, …", though file managers offer the paths as text too), else the start of
     /// the text (an application that renders a selection as a picture beside its text still copied text),
-    /// else an image ("image/png 1920×1080" from its header, any format: a browser's image copy carries HTML, not text), else the first
-    /// type in brackets. Never a control character (`OneLine`).
+    /// else an image ("image/png 1920×1080" from its header, any format: a browser's image copy carries HTML, not text), else the start
+    /// of the rich text rendered as text (`richTextStart`), else the first type in brackets. Never a control
+    /// character (`OneLine`).
     public func preview(limit: Int = 80, table: ConversionTable = .standard) -> String {
         if let files = fileList(using: table) {
             let count = files.uris.count
@@ -31,7 +32,41 @@ extension PasteboardContent {
             // A picture whose header does not read: its type and size.
             return OneLine.make("\(image), \(data(for: image)?.count ?? 0) bytes", limit: limit)
         }
+        if let text = richTextStart(using: table) {
+            return OneLine.make(String(decoding: text.prefix(limit * 4), as: UTF8.self), limit: limit)
+        }
         return types.first.map { OneLine.make("[\($0)]", limit: limit) } ?? ""
+    }
+
+    /// How much of a rich-text representation a preview reads at most: its start, which the RTF and HTML readers
+    /// take as a document cut short. First `previewFirstBytes` (a browser's or LibreOffice's HTML fragment, most
+    /// RTF: under 2 ms), and only when that shows no text this much (the tens of KiB of styles Word and Outlook
+    /// write before an HTML body: about 8 ms), whatever the size of the copy. The daemon makes a preview on its
+    /// loop at each change it keeps.
+    public static let previewSourceBytes = 64 * 1024
+    static let previewFirstBytes = 4 * 1024
+
+    /// The start of the content's rich text as plain text, for a preview of a copy with no plain text (an HTML or
+    /// RTF file copied by type, a Mac's RTFD): RTF and HTML rendered from their start (`previewSourceBytes`),
+    /// flat RTFD only when it is no larger (its parts are not in reading order); trailing line breaks dropped.
+    /// Nil when none shows any text.
+    func richTextStart(using table: ConversionTable) -> [UInt8]? {
+        for type in types where table.family(of: type) == .richText {
+            guard let data = data(for: type), let plan = table.plan(producing: .utf8String, from: [type]),
+                  !plan.needsCallerThread else { continue }
+            let lengths: [Int]
+            switch table.format(of: type) {
+            case .rtf?, .html?: lengths = data.count > Self.previewFirstBytes ? [Self.previewFirstBytes, Self.previewSourceBytes] : [data.count]
+            case .flatRTFD? where data.count <= Self.previewSourceBytes: lengths = [data.count]
+            default: continue
+            }
+            for length in lengths {
+                guard let text = try? plan.run(Array(data.prefix(length)), services: ConversionServices()).data,
+                      let last = text.lastIndex(where: { $0 > 0x20 }) else { continue }
+                return Array(text[...last])  // without the last paragraph's line break
+            }
+        }
+        return nil
     }
 }
 

@@ -192,6 +192,19 @@ final class ClipboardManagerTests: DesktopTestCase {
         XCTAssertEqual(try run(desktop.pb, ["history", "show", "0"]).status, 2)
     }
 
+    /// A copy with rich text and no plain text — an owner offering only HTML, RTF copied by type — is listed in
+    /// history by its text, not as "[text/html]".
+    func testARichTextOnlyCopyIsListedByItsText() throws {
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", "text/html"],
+                                   input: Array("<p>from <b>another</b>\napplication</p>".utf8))
+        defer { stop(owner) }
+        try waitForSnapshot(containing: "from another application")
+        try pb("copy", "-t", "rtf", input: Array(#"{\rtf1\ansi copied \b by type\b0\par}"#.utf8))
+        let listing = try pb("history").text.split(separator: "\n")
+        XCTAssertTrue(listing[0].hasSuffix("\ttext/rtf\tcopied by type"), "\(listing)")
+        XCTAssertTrue(listing[1].hasSuffix("\ttext/html\tfrom another application"), "\(listing)")
+    }
+
     func testARepeatedCopyIsOneHistoryEntry() throws {
         try pb("history", "clear")
         let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }

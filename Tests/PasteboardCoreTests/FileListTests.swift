@@ -141,4 +141,32 @@ final class FileListTests: XCTestCase {
         XCTAssertEqual(text.preview(), "line [31m next gnp.exe")
         XCTAssertEqual(OneLine.make(String(repeating: "x", count: 100), limit: 10), "xxxxxxxxxx…")
     }
+
+    /// A copy with rich text and no plain text (an HTML or RTF file copied by type, a Mac's RTFD) is previewed
+    /// by its text, as CopyQ shows it, not as "[text/html]".
+    func testAPreviewOfRichTextWithoutPlainTextIsItsText() throws {
+        func preview(_ type: PasteboardType, _ bytes: [UInt8]) throws -> String {
+            try PasteboardContent(items: [PasteboardItem([(type, bytes)])]).preview()
+        }
+        XCTAssertEqual(try preview(.html, Array("<p>from <b>another</b>\napplication</p>".utf8)), "from another application")
+        let rtf = Array(#"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\f0 Hello \b bold\b0  caf\'e9\par second\par}"#.utf8)
+        XCTAssertEqual(try preview(.rtf, rtf), "Hello bold café second")
+        let plan = try XCTUnwrap(ConversionTable.standard.plan(producing: .flatRTFD, from: [.rtf]))
+        XCTAssertEqual(try preview(.flatRTFD, try plan.run(rtf, services: ConversionServices()).data), "Hello bold café second")
+
+        // Word's and Outlook's HTML put tens of KiB of styles before the body: still read.
+        let styles = "<style>" + String(repeating: "p.MsoNormal { margin: 0cm; font-family: Calibri; }\n", count: 800) + "</style>"
+        XCTAssertLessThan(styles.utf8.count, PasteboardContent.previewSourceBytes)
+        XCTAssertEqual(try preview(.html, Array("<html><head>\(styles)</head><body><p>Dear team,</p></body></html>".utf8)), "Dear team,")
+        // Only the start is read, whatever the size: a 4 MiB document shows its beginning.
+        let long = "<p>Chapter one</p>" + String(repeating: "<p>more text</p>", count: 4 << 18)
+        XCTAssertEqual(try preview(.html, Array(long.utf8)).prefix(24), "Chapter one more text mo")
+        // Text beyond the bound is not looked for: a 100 KiB font table first leaves the type.
+        let fonts = (0..<3000).map { #"{\f\#($0) Font Number \#($0);}"# }.joined()
+        XCTAssertGreaterThan(fonts.utf8.count, PasteboardContent.previewSourceBytes)
+        XCTAssertEqual(try preview(.rtf, Array((#"{\rtf1\ansi{\fonttbl "# + fonts + #"}\f0 late\par}"#).utf8)), "[text/rtf]")
+        // Rich text showing no text (a picture only) and malformed bytes fall back to the type too.
+        XCTAssertEqual(try preview(.html, Array("<img src=x>".utf8)), "[text/html]")
+        XCTAssertEqual(try preview(.flatRTFD, [0x72, 0x74, 0x66, 0x64]), "[com.apple.flat-rtfd]")
+    }
 }
