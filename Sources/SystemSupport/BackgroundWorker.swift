@@ -77,8 +77,11 @@ public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Jobs queued or running.
-    public var pendingCount: Int { locked { queue.count + running } }
+    /// Jobs queued, running, or finished with their results not yet taken: a job counts until `takeFinished`
+    /// hands its result out, so 0 means nothing more will arrive. (A finished job's wake-up byte is written just
+    /// after it leaves `running`; counting only queued and running jobs, a caller could see 0 and stop waiting
+    /// with a result about to be announced.)
+    public var pendingCount: Int { locked { queue.count + running + finished.count } }
 
     /// The results of the jobs finished since the last call, oldest first.
     public func takeFinished() -> [(id: JobID, output: Output)] {
