@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
         .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes", "Images"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
-        .testTarget(name: "ImagesTests", dependencies: ["Images"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         /// The image codecs against pictures PIL wrote (make-fixtures.py), hostile input and threads.
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "Images", "TestSupport"], exclude: ["make-fixtures.py"]),
         /// The library's requestor on a fake X server.

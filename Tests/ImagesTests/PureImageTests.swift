@@ -1,4 +1,5 @@
 import Images
+import TestSupport
 import XCTest
 
 /// The pure core of pictures: formats by magic bytes, headers, the pixel cap, BMP, orientation, flattening.
@@ -133,7 +134,7 @@ final class PureImageTests: XCTestCase {
     func testUnfilteringUndoesEveryFilterIntoRGBBGRAndRGBA() {
         // Random rows filtered by each filter type in turn (the specification's reference filters), first row
         // included; each row is unfiltered into every output the decoder uses and compared with the pixels.
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator.forTest(name)
         for (channels, outputChannels, bgr) in [(3, 3, false), (3, 3, true), (3, 4, false), (4, 4, false)] {
             let width = 7, height = 10
             let rows = (0..<height).map { _ in (0..<(width * channels)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
