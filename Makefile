@@ -16,8 +16,7 @@ SWIFT ?= swift
 # `make order`). The kernel maps 64-128 KiB around each code fault, so code that runs, packed together, maps less of
 # what does not: the idle daemon's PSS 7.0 -> 5.1 MiB side by side, `pb paste` 14 faults fewer (docs/performance.md
 # "Code layout"). A stale list costs only layout. Without ld.lld beside swift the link is the toolchain's default,
-# unordered. swift build does not recompile when these flags change: after changing them, delete
-# .build/*/release (objects built without function sections cannot be laid out).
+# unordered. A release tree built with other flags is built again whole (`release` below).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
 LAYOUT_FLAGS := $(if $(wildcard $(SWIFT_BIN_DIR)ld.lld),-Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xcc -ffunction-sections -Xlinker --symbol-ordering-file=$(CURDIR)/link/order.txt -Xlinker --no-warn-symbol-ordering)
@@ -66,7 +65,16 @@ deps-bench: deps-build
 build: deps-build
 	$(SWIFT) build
 
+# swift build does not recompile objects when only the -Xswiftc/-Xcc flags change (a tree built before the layout
+# flags kept objects without function sections, and lld could order little of them): the flags a release tree is
+# built with are kept in it (before building, so a failed build resumes), and a tree built with others is removed
+# first and built again whole.
 release: deps-build
+	@dir="$(RELEASE_DIR)"; \
+	if [ -n "$$dir" ] && [ -d "$$dir" ] && [ "$$(cat "$$dir/.release-flags" 2>/dev/null)" != '$(RELEASE_FLAGS)' ]; then \
+	  echo "release flags changed since $$dir was built: building it again whole"; rm -rf "$$(realpath "$$dir")"; \
+	fi; \
+	mkdir -p "$$dir" && echo '$(RELEASE_FLAGS)' >"$$dir/.release-flags"
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # The flags of `make release`, for building elsewhere (docs/performance.md "How to run it").

@@ -308,9 +308,9 @@ final class InstallTests: XCTestCase {
     func testReleaseProgramsLayOutTheListedFunctionsFirst() throws {
         let nm = try requireTool("nm", package: "binutils")
         let runner = Runner(environment: ProcessInfo.processInfo.environment)
-        let flags = try runner.run("make", ["-s", "-C", Self.root, "--no-print-directory", "release-flags"])
-        guard flags.text.contains("--symbol-ordering-file") else {
-            if Tools.isCI { throw InstallTestError("make release-flags has no code layout (no ld.lld beside swift?): \(flags.text)") }
+        let flags = try Self.releaseFlags()
+        guard flags.contains("--symbol-ordering-file") else {
+            if Tools.isCI { throw InstallTestError("make release-flags has no code layout (no ld.lld beside swift?): \(flags)") }
             throw XCTSkip(SkipLog.record(name, "the toolchain has no ld.lld: release builds are not laid out"))
         }
         let listedNames = try String(contentsOfFile: Self.root + "/link/order.txt", encoding: .utf8)
@@ -337,7 +337,7 @@ final class InstallTests: XCTestCase {
             let firstListed = first.filter { $0.names.contains(where: listed.contains) }.count
             XCTAssertGreaterThanOrEqual(Double(firstListed), 0.9 * Double(inProgram),
                                         "\(program): the first \(inProgram) functions by address are the listed ones (\(firstListed) are); " +
-                                        "a release build from before the layout flags needs rm -rf .build/*/release")
+                                        "a release tree built with other flags: make release builds it again")
         }
         XCTAssertGreaterThanOrEqual(Double(definedInEither.count), 0.9 * Double(listed.count),
                                     "link/order.txt names functions the programs no longer have: run make order")
@@ -349,14 +349,7 @@ final class InstallTests: XCTestCase {
     func make(_ arguments: String..., environment extra: [String: String] = [:],
               file: StaticString = #filePath, line: UInt = #line) throws {
         let release = try Self.releaseDirectory()
-        var environment = ProcessInfo.processInfo.environment
-        // make takes variables from the environment: none of the caller's may leak into the test, nor
-        // the jobserver of a `make test` this runs under.
-        for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DESTDIR", "PREFIX", "PB_SKIP_BUILD", "RELEASE_DIR",
-                     "INSTALL_STRIP", "DEB_DIR", "DEB_COMPRESSION", "bindir", "datadir", "mandir",
-                     "systemduserunitdir", "prefix"] {
-            environment.removeValue(forKey: name)
-        }
+        var environment = Self.makeEnvironment
         environment.merge(extra) { $1 }
         let result = try Runner(environment: environment).run(
             "make", ["-C", Self.root, "--no-print-directory"] + arguments + ["PB_SKIP_BUILD=1", "RELEASE_DIR=\(release)"],
@@ -436,18 +429,20 @@ final class InstallTests: XCTestCase {
         }
         if hasPrograms(root + "/.build/release") { return root + "/.build/release" }
         // The Makefile's own release flags, so the test builds what `make install` would.
-        var clean = environment
-        for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL"] { clean.removeValue(forKey: name) }
-        let runner = Runner(environment: clean)
         do {
-            let flags = try runner.run("make", ["-s", "-C", root, "--no-print-directory",
-                                                "--eval=pb-print-release-flags: ; @echo $(RELEASE_FLAGS)",
-                                                "pb-print-release-flags"])
-            guard flags.status == 0, !flags.text.isEmpty else { throw InstallTestError("make: \(flags.stderr)") }
             let scratch = root + "/.build/install-tests"
-            let arguments = ["build"] + flags.text.split(whereSeparator: \.isWhitespace).map(String.init)
+            let flags = try releaseFlags()
+            // As `make release` does: a tree built with other flags is built again whole (swift build would keep
+            // objects compiled with the old ones); the flags are kept before building, so a failed build resumes.
+            let stamp = scratch + "/release-flags"
+            if (try? String(contentsOfFile: stamp, encoding: .utf8)) != flags, FileManager.default.fileExists(atPath: scratch) {
+                try FileManager.default.removeItem(atPath: scratch)
+            }
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            try flags.write(toFile: stamp, atomically: true, encoding: .utf8)
+            let arguments = ["build"] + flags.split(whereSeparator: \.isWhitespace).map(String.init)
                 + ["--package-path", root, "--scratch-path", scratch]
-            let build = try runner.run("swift", arguments, timeout: 1500)
+            let build = try Runner(environment: makeEnvironment).run("swift", arguments, timeout: 1500)
             guard build.status == 0 else {
                 throw InstallTestError("swift \(arguments.joined(separator: " ")) failed: \(build.text.suffix(2000)) \(build.stderr.suffix(2000))")
             }
@@ -459,6 +454,33 @@ final class InstallTests: XCTestCase {
         } catch {
             throw InstallTestError("building release: \(error)")
         }
+    }
+}
+
+extension InstallTests {
+    /// The environment for running make (and the build) from a test. make takes variables from the environment:
+    /// none of the caller's may leak into the test, nor the jobserver of a `make test` this runs under.
+    static var makeEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DESTDIR", "PREFIX", "PB_SKIP_BUILD", "RELEASE_DIR",
+                     "INSTALL_STRIP", "DEB_DIR", "DEB_COMPRESSION", "bindir", "datadir", "mandir",
+                     "systemduserunitdir", "prefix"] {
+            environment.removeValue(forKey: name)
+        }
+        return environment
+    }
+
+    /// The Makefile's `RELEASE_FLAGS` (`make release-flags`), as `make release` builds with them.
+    static func releaseFlags() throws(InstallTestError) -> String {
+        let flags: RunResult
+        do {
+            flags = try Runner(environment: makeEnvironment).run("make", ["-s", "-C", root, "--no-print-directory", "release-flags"])
+        } catch {
+            throw InstallTestError("make release-flags: \(error)")
+        }
+        let text = flags.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard flags.status == 0, !text.isEmpty else { throw InstallTestError("make release-flags: \(flags.stderr)") }
+        return text
     }
 }
 
