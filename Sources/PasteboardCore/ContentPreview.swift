@@ -51,13 +51,13 @@ extension PasteboardContent {
     /// flat RTFD only when it is no larger (its parts are not in reading order); trailing line breaks dropped.
     /// Nil when none shows any text.
     func richTextStart(using table: ConversionTable) -> [UInt8]? {
-        for type in types where table.family(of: type) == .richText {
-            guard let data = data(for: type), let plan = table.plan(producing: .utf8String, from: [type]),
-                  !plan.needsCallerThread else { continue }
+        for type in types {
+            guard let row = table.row(of: type), row.family == .richText, let data = data(for: type),
+                  let plan = table.plan(producing: .utf8String, from: [type]), !plan.needsCallerThread else { continue }
             let lengths: [Int]
-            switch table.format(of: type) {
-            case .rtf?, .html?: lengths = data.count > Self.previewFirstBytes ? [Self.previewFirstBytes, Self.previewSourceBytes] : [data.count]
-            case .flatRTFD? where data.count <= Self.previewSourceBytes: lengths = [data.count]
+            switch row.format {
+            case .rtf, .html: lengths = data.count > Self.previewFirstBytes ? [Self.previewFirstBytes, Self.previewSourceBytes] : [data.count]
+            case .flatRTFD where data.count <= Self.previewSourceBytes: lengths = [data.count]
             default: continue
             }
             for length in lengths {

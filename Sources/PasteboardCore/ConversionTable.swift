@@ -101,13 +101,14 @@ public struct ConversionTable: Sendable {
     /// A target whose owner chooses the encoding (`TEXT`) is always produced by a converter, even from
     /// itself: the reply is typed as the encoding chosen, never as `TEXT`.
     public func plan(producing wanted: PasteboardType, from offered: [PasteboardType]) -> ConversionPlan? {
-        let ownerChooses = row(of: wanted)?.replyMayBeAnyOfFamily == true
+        let wantedRow = row(of: wanted)
+        let ownerChooses = wantedRow?.replyMayBeAnyOfFamily == true
         if offered.contains(wanted) && !ownerChooses { return ConversionPlan(source: wanted, target: wanted, steps: []) }
-        guard let target = format(of: wanted) else { return nil }
+        guard let target = wantedRow?.format else { return nil }
         var best: (cost: Int, rank: Int, plan: ConversionPlan)?
         for source in offered {
-            guard let sourceFormat = format(of: source), let rank = position(of: source),
-                  let path = cheapestPath(from: sourceFormat, to: target, atLeastOneStep: ownerChooses) else { continue }
+            guard let rank = position(of: source),
+                  let path = cheapestPath(from: rows[rank].format, to: target, atLeastOneStep: ownerChooses) else { continue }
             let cost = path.reduce(0) { $0 + $1.fidelity.cost }
             let candidate = ConversionPlan(source: source, target: wanted, steps: path,
                                            companions: path.compactMap(\.companion).filter(offered.contains))
