@@ -159,9 +159,17 @@ public enum ControlRequest: Hashable, Sendable {
     /// trimmed, becomes that representation's data, so a 256 MiB copy is held once, not twice.
     /// Throws `ControlProtocolError` for a wrong version, an unknown kind, or malformed fields.
     public static func decode(body: consuming [UInt8]) throws -> ControlRequest {
+        var skipped: [SkippedRepresentation] = []
+        return try decode(body: body, skipped: &skipped)
+    }
+
+    /// Decodes a frame body as `decode(body:)`; of the items a `setItems` or `addItems` carries, what can be
+    /// kept is (`PasteboardItem.keeping`'s rules: a representation whose type no item may carry costs only
+    /// itself), and what was left out is added to `skipped`, for the daemon to log.
+    public static func decode(body: consuming [UInt8], skipped: inout [SkippedRepresentation]) throws -> ControlRequest {
         var placements: [(item: Int, representation: Int)] = []
         var ranges: [Range<Int>] = []
-        let request = try decodeFields(body, placements: &placements, ranges: &ranges)
+        let request = try decodeFields(body, placements: &placements, ranges: &ranges, skipped: &skipped)
         guard !placements.isEmpty else { return request }
         switch request {
         case .setItems(let pasteboard, let items, let options):
@@ -175,7 +183,7 @@ public enum ControlRequest: Hashable, Sendable {
 
     /// Decodes the fields, deferring large representation data (its reader, which shares the body, ends here).
     private static func decodeFields(_ body: [UInt8], placements: inout [(item: Int, representation: Int)],
-                                     ranges: inout [Range<Int>]) throws -> ControlRequest {
+                                     ranges: inout [Range<Int>], skipped: inout [SkippedRepresentation]) throws -> ControlRequest {
         let reader = try MessageReader(body: body)
         guard let kind = Kind(rawValue: reader.kind) else {
             throw ControlProtocolError.unknownKind(reader.kind, direction: "request")
@@ -190,7 +198,8 @@ public enum ControlRequest: Hashable, Sendable {
                              client: try fields.string("hello.client", maximum: ControlLimits.maximumStringLength))
         case .setItems:
             let pasteboard = try fields.pasteboardName("setItems.pasteboard")
-            let items = try [PasteboardItem].decode(from: &fields, field: "setItems.items", deferredAt: &placements)
+            let items = try [PasteboardItem].decode(from: &fields, field: "setItems.items", deferredAt: &placements,
+                                                    skipped: &skipped)
             let options = CopyOptions(rawValue: try fields.u32("setItems.options"))
             guard CopyOptions.all.isSuperset(of: options) else {
                 throw ControlProtocolError.invalidValue(field: "setItems.options",
@@ -200,7 +209,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .addItems:
             let pasteboard = try fields.pasteboardName("addItems.pasteboard")
             request = .addItems(pasteboard: pasteboard, items: try [PasteboardItem].decode(from: &fields, field: "addItems.items",
-                                                                                         deferredAt: &placements))
+                                                                                         deferredAt: &placements, skipped: &skipped))
         case .clear:
             request = .clear(pasteboard: try fields.pasteboardName("clear.pasteboard"))
         case .changeCount:

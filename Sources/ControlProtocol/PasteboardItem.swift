@@ -17,31 +17,51 @@ extension PasteboardItem {
         representations.reduce(4) { $0 + 8 + $1.type.rawValue.utf8.count + $1.data.count }
     }
 
-    /// Decodes one item; a representation whose data the reader deferred (see `WireReader.deferringFieldsOf`)
-    /// is added to `deferredAt` as (its item's `index`, its own index), with empty data for now.
+    /// Decodes one item as `PasteboardItem.keeping` keeps a peer's representations: one whose type no item
+    /// may carry (a name that is empty, too long, not UTF-8 or with a NUL), a type given again, one past the
+    /// limit costs only itself and is added to `skipped`; nil when none is left. A representation whose
+    /// data the reader deferred (see `WireReader.deferringFieldsOf`) is added to `deferredAt` as (its
+    /// item's `index`, its index among those kept), with empty data for now.
     static func decode(from reader: inout WireReader, field: @autoclosure () -> String, index item: Int = 0,
-                       deferredAt: inout [(item: Int, representation: Int)]) throws -> PasteboardItem {
-        var deferred: [(item: Int, representation: Int)] = []
-        // Smallest representation: a u32 type length + 1 byte of type + a u32 data length.
-        let representations = try reader.array(field() + ".representations", maximum: PasteboardLimits.maximumRepresentationsPerItem,
-                                               minimumElementSize: 9) { reader, index in
-            let type = try reader.string(field() + ".representations[\(index)].type",
-                                         maximum: PasteboardLimits.maximumTypeNameLength, forbidNUL: true)
+                       deferredAt: inout [(item: Int, representation: Int)],
+                       skipped: inout [SkippedRepresentation]) throws -> PasteboardItem? {
+        // Which decoded representation each range deferred while reading this item belongs to.
+        var deferred: [(representation: Int, range: Int)] = []
+        var unreadable: [Int: SkippedRepresentation] = [:]
+        // Smallest representation: a u32 type length + a u32 data length. Any count the bytes can hold:
+        // `keeping` keeps the first the limit allows.
+        let representations = try reader.array(field() + ".representations", maximum: .max, minimumElementSize: 8) { reader, index in
+            let name = try reader.bytes(field() + ".representations[\(index)].type")
+            let type = String(validating: name, as: UTF8.self)
+            if type == nil {
+                unreadable[index] = SkippedRepresentation(PasteboardType(String(decoding: name, as: UTF8.self)), "its name is not UTF-8")
+            }
             let before = reader.deferred.count
             let data = try reader.bytes(field() + ".representations[\(index)].data")
-            if reader.deferred.count > before { deferred.append((item, index)) }
-            return Representation(type: PasteboardType(type), data: data)
+            if reader.deferred.count > before { deferred.append((index, before)) }
+            // An unreadable name becomes one no item may carry (empty), so the rules below leave it out.
+            return Representation(type: PasteboardType(type ?? ""), data: data)
         }
-        deferredAt += deferred
+        guard !representations.isEmpty else {
+            throw ControlProtocolError.invalidValue(field: field(), reason: "\(PasteboardItemError.empty)")
+        }
+        var (kept, left) = PasteboardItem.keptIndices(of: representations)
+        // One reason per representation left out, in order: a name that was not UTF-8 says so, not "is empty".
+        let keptSet = Set(kept)
+        for (position, index) in representations.indices.filter({ !keptSet.contains($0) }).enumerated() {
+            if let reason = unreadable[index] { left[position] = reason }
+        }
+        skipped += left
+        let keptPosition = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, $0) })
+        reader.forgetDeferred(at: deferred.filter { keptPosition[$0.representation] == nil }.map(\.range))
+        guard !kept.isEmpty else { return nil }
+        for entry in deferred {
+            if let position = keptPosition[entry.representation] { deferredAt.append((item, position)) }
+        }
         do {
-            return try PasteboardItem(representations)
+            return try PasteboardItem(kept.map { representations[$0] })
         } catch {
-            switch error {
-            case .duplicateType(let type): throw ControlProtocolError.duplicateType(field: field(), type: type.rawValue)
-            case .invalidTypeName(let index, let reason):
-                throw ControlProtocolError.invalidValue(field: field() + ".representations[\(index)].type", reason: reason)
-            case .empty, .tooManyRepresentations: throw ControlProtocolError.invalidValue(field: field(), reason: "\(error)")
-            }
+            preconditionFailure("representations kept by the rules of an item make no item: \(error)")
         }
     }
 }
@@ -55,18 +75,28 @@ extension [PasteboardItem] {
 
     static func decode(from reader: inout WireReader, field: @autoclosure () -> String) throws -> [PasteboardItem] {
         var deferred: [(item: Int, representation: Int)] = []
-        return try decode(from: &reader, field: field(), deferredAt: &deferred)
+        var skipped: [SkippedRepresentation] = []
+        return try decode(from: &reader, field: field(), deferredAt: &deferred, skipped: &skipped)
     }
 
-    /// Decodes a list of items, noting where deferred data belongs (see `PasteboardItem.decode`).
+    /// Decodes a list of items, noting where deferred data belongs and what was left out (see
+    /// `PasteboardItem.decode`); an item none of whose representations can be kept is left out whole.
     static func decode(from reader: inout WireReader, field: @autoclosure () -> String,
-                       deferredAt: inout [(item: Int, representation: Int)]) throws -> [PasteboardItem] {
+                       deferredAt: inout [(item: Int, representation: Int)],
+                       skipped: inout [SkippedRepresentation]) throws -> [PasteboardItem] {
         // Smallest item: a u32 count + one smallest representation.
         var deferred: [(item: Int, representation: Int)] = []
-        let items = try reader.array(field(), maximum: PasteboardLimits.maximumItems, minimumElementSize: 13) { reader, index in
-            try PasteboardItem.decode(from: &reader, field: field() + "[\(index)]", index: index, deferredAt: &deferred)
+        var left: [SkippedRepresentation] = []
+        var items: [PasteboardItem] = []
+        let count = try reader.count(field(), maximum: PasteboardLimits.maximumItems, minimumElementSize: 12)
+        for index in 0..<count {
+            if let item = try PasteboardItem.decode(from: &reader, field: field() + "[\(index)]", index: items.count,
+                                                    deferredAt: &deferred, skipped: &left) {
+                items.append(item)
+            }
         }
         deferredAt += deferred
+        skipped += left
         return items
     }
 

@@ -118,6 +118,11 @@ public struct WireReader: Sendable {
     /// The ranges of the fields `bytes` deferred, in the order read.
     public private(set) var deferred: [Range<Int>] = []
 
+    /// Forgets the deferred ranges at `indices` (fields the decoder read but does not keep).
+    mutating func forgetDeferred(at indices: [Int]) {
+        for index in indices.sorted(by: >) { deferred.remove(at: index) }
+    }
+
     public init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset

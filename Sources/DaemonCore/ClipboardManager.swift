@@ -129,7 +129,14 @@ final class ClipboardManager {
     private func restore(_ name: PasteboardName) {
         guard let path = archivePath(for: name), FileSystem.fileExists(path) else { return }
         do {
-            let archive = try ContentArchive.decode(try FileSystem.readFile(path, limit: configuration.maxSnapshotBytes + (1 << 20)))
+            var skipped: [SkippedRepresentation] = []
+            let archive = try ContentArchive.decode(try FileSystem.readFile(path, limit: configuration.maxSnapshotBytes + (1 << 20)),
+                                                    skipped: &skipped)
+            if !skipped.isEmpty { log.info("restoring \(name) without \(skipped.count) of its types: \(skipped.summary())") }
+            guard !archive.content.items.isEmpty else {
+                log.warning("cannot restore the saved content of \(name): none of its types can be kept")
+                return
+            }
             guard x.selectionOwner(x.intern(name.rawValue)).isNone else {
                 log.info("\(name) is owned; not restoring its saved content")
                 return
@@ -171,7 +178,10 @@ final class ClipboardManager {
         case .ignore:
             return
         case .keep(let content, let takeOverAt):
-            if case .complete(_, let skipped) = outcome, !skipped.isEmpty { log.debug("read \(name) without \(skipped.count) targets") }
+            if case .complete(_, let skipped) = outcome, !skipped.isEmpty {
+                // One line per change, naming each target left out and why (never content).
+                log.info("kept \(name) without \(skipped.count) of its targets: \(skipped.summary())")
+            }
             record(name, content)
             if let ownerTime = takeOverAt {
                 _ = state.ownerVanished(name, currentCount: count, ownerTime: ownerTime, now: clock.now(), readInProgress: false)
@@ -189,7 +199,9 @@ final class ClipboardManager {
             if name == .general, let path = archivePath { writer.submit(.remove(path: path)) }
             if countChange { service.countExternalChange(name) }
         case .unreadable(let countChange):
-            if case .failed(let why) = outcome { log.info("could not read \(name): \(why)") }
+            if case .failed(let why, let skipped) = outcome {
+                log.info("could not read \(name): \(why)" + (skipped.isEmpty ? "" : " (\(skipped.summary()))"))
+            }
             if countChange { service.countExternalChange(name) }
         }
     }

@@ -45,23 +45,36 @@ struct ContentArchive: Equatable {
         }
     }
 
+    /// Reads an archive. The layout must hold together (else `DecodeError`); within it, what can be kept
+    /// is: a representation whose type no item may carry (written by a version with other limits, say)
+    /// costs only itself, and is listed in `skipped`.
     static func decode(_ bytes: [UInt8]) throws -> ContentArchive {
+        var skipped: [SkippedRepresentation] = []
+        return try decode(bytes, skipped: &skipped)
+    }
+
+    static func decode(_ bytes: [UInt8], skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         guard bytes.starts(with: magic) else { throw DecodeError.notAnArchive }
         var reader = WireReader(bytes, offset: magic.count)
         do {
             let count = try reader.u64("changeCount")
             let time = try reader.i64("time")
-            guard let name = PasteboardName.named(try reader.string("pasteboard", maximum: 255)) else {
+            guard let name = PasteboardName.named(try reader.string("pasteboard", maximum: PasteboardLimits.maximumPasteboardNameLength)) else {
                 throw DecodeError.malformed("bad pasteboard name")
             }
-            let items: [PasteboardItem] = try reader.array("items", maximum: 1024, minimumElementSize: 4) { reader, _ in
-                let pairs: [(type: PasteboardType, data: [UInt8])] = try reader.array("representations", maximum: 256, minimumElementSize: 8) { reader, _ in
-                    (PasteboardType(try reader.string("type", maximum: 255)), try reader.bytes("data"))
+            var left: [SkippedRepresentation] = []
+            let items: [PasteboardItem?] = try reader.array("items", maximum: PasteboardLimits.maximumItems, minimumElementSize: 4) { reader, _ in
+                // Any count the bytes can hold: `PasteboardItem.keeping` keeps the first the limit allows.
+                let representations: [Representation] = try reader.array("representations", maximum: .max, minimumElementSize: 8) { reader, _ in
+                    Representation(type: PasteboardType(try reader.string("type", maximum: .max)), data: try reader.bytes("data"))
                 }
-                return try PasteboardItem(pairs)
+                let (item, skipped) = PasteboardItem.keeping(representations)
+                left += skipped
+                return item
             }
             try reader.expectEnd(of: "archive")
-            return ContentArchive(pasteboard: name, changeCount: count, time: time, content: PasteboardContent(items: items))
+            skipped += left
+            return ContentArchive(pasteboard: name, changeCount: count, time: time, content: PasteboardContent(items: items.compactMap { $0 }))
         } catch let error as DecodeError {
             throw error
         } catch {

@@ -1,4 +1,5 @@
 import ControlProtocol
+import PasteboardCore
 import SystemSupport
 
 /// A client of the control socket, known by a number that is never reused (file descriptors are).
@@ -162,7 +163,8 @@ final class ControlServer {
                 return nil
             }
             let request: ControlRequest
-            do { request = try ControlRequest.decode(body: consume body) } catch {
+            var skipped: [SkippedRepresentation] = []
+            do { request = try ControlRequest.decode(body: consume body, skipped: &skipped) } catch {
                 // One bad message; the framing is intact, so the connection stays open.
                 log.limited(.debug, key: "bad-message", "a control client sent a malformed request: \(error)")
                 send(.error(code: .badRequest, message: "\(error)"), to: id)
@@ -172,6 +174,20 @@ final class ControlServer {
                 client.closeWhenFlushed = true
                 send(.error(code: .badRequest, message: "the first request must be hello"), to: id)
                 return nil
+            }
+            if !skipped.isEmpty, case .setItems(let pasteboard, let items, _) = request {
+                // What a client's copy carries is judged piece by piece, as an owner's is.
+                guard !items.isEmpty else {
+                    send(.error(code: .badRequest, message: "nothing of the copy can be kept: \(skipped.summary())"), to: id)
+                    continue
+                }
+                log.limited(.info, key: "client-copy-skipped", "keeping a client's copy to \(PasteboardType(pasteboard).logName) without \(skipped.count) of its types: \(skipped.summary())")
+            } else if !skipped.isEmpty, case .addItems(let pasteboard, let items) = request {
+                guard !items.isEmpty else {
+                    send(.error(code: .badRequest, message: "nothing of the items can be kept: \(skipped.summary())"), to: id)
+                    continue
+                }
+                log.limited(.info, key: "client-copy-skipped", "keeping items added to \(PasteboardType(pasteboard).logName) without \(skipped.count) of their types: \(skipped.summary())")
             }
             client.answering = true
             return request

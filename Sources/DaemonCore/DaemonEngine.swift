@@ -293,8 +293,16 @@ public final class DaemonEngine {
         client.send(.history(Array(entries)))
     }
 
+    /// History entry `index`'s content, logging what of it could not be read back (never content).
+    private func historyContent(_ index: UInt32) -> PasteboardContent? {
+        var skipped: [SkippedRepresentation] = []
+        let content = manager.history.content(at: Int(index), skipped: &skipped)
+        if !skipped.isEmpty { log.info("history entry \(index) is read without \(skipped.count) of its types: \(skipped.summary())") }
+        return content
+    }
+
     private func historyItem(_ index: UInt32, _ client: Client) {
-        guard let content = manager.history.content(at: Int(index)) else {
+        guard let content = historyContent(index) else {
             client.send(.error(code: .notFound, message: "no history entry \(index)"))
             return
         }
@@ -302,7 +310,7 @@ public final class DaemonEngine {
     }
 
     private func historyCopy(_ index: UInt32, _ client: Client) {
-        guard let content = manager.history.content(at: Int(index)) else {
+        guard let content = historyContent(index) else {
             client.send(.error(code: .notFound, message: "no history entry \(index)"))
             return
         }

@@ -69,16 +69,23 @@ final class HistoryStore {
         return entries.first?.id == entry.id ? file : nil
     }
 
-    /// The content of the entry at `index` (0 = newest).
-    func content(at index: Int) -> PasteboardContent? {
+    /// The content of the entry at `index` (0 = newest); nil when there is no such entry, or none of its
+    /// representations can be read back. Representations that cannot be kept are added to `skipped`.
+    func content(at index: Int, skipped: inout [SkippedRepresentation]) -> PasteboardContent? {
         guard entries.indices.contains(index) else { return nil }
         let id = entries[index].id
         if let content = memory[id] { return content }
         // An entry still on its way to the disk is read from the writer's queue.
         guard let path = archivePath(id),
               let bytes = writer.pendingBytes(for: path) ?? (try? FileSystem.readFile(path, limit: 1 << 30)),
-              let archive = try? ContentArchive.decode(bytes) else { return nil }
+              let archive = try? ContentArchive.decode(bytes, skipped: &skipped), !archive.content.items.isEmpty else { return nil }
         return archive.content
+    }
+
+    /// The content of the entry at `index`, as `content(at:skipped:)`.
+    func content(at index: Int) -> PasteboardContent? {
+        var skipped: [SkippedRepresentation] = []
+        return content(at: index, skipped: &skipped)
     }
 
     func delete(at index: Int) -> Bool {
@@ -116,9 +123,52 @@ final class HistoryStore {
         guard let path = indexPath else { return }
         var text = "next\t\(nextID)\n"
         for e in entries {
-            text += "\(e.id)\t\(e.time)\t\(e.pasteboard.rawValue)\t\(e.size)\t\(e.digest)\t\(e.types.joined(separator: " "))\t\(e.preview)\n"
+            text += "\(e.id)\t\(e.time)\t\(e.pasteboard.rawValue)\t\(e.size)\t\(e.digest)\t\(e.types.map(Self.escaped).joined(separator: " "))\t\(e.preview)\n"
         }
         writer.submit(.write(path: path, bytes: Array(text.utf8), mode: 0o600))
+    }
+
+    /// A type name as the index holds it: `%XX` for each byte that would end its field or line (controls,
+    /// space, `%`), so that a name with spaces (LibreOffice's descriptor has some) is one name again on reading.
+    static func escaped(_ type: String) -> String {
+        guard type.utf8.contains(where: { $0 <= 0x20 || $0 == 0x25 || $0 == 0x7F }) else { return type }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in type.utf8 {
+            if byte <= 0x20 || byte == 0x25 || byte == 0x7F {
+                out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `escaped` undone; a `%` not followed by two hex digits is itself.
+    static func unescaped(_ field: String) -> String {
+        guard field.utf8.contains(0x25) else { return field }
+        let bytes = Array(field.utf8)
+        func digit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x41 + 10
+            case 0x61...0x66: byte - 0x61 + 10
+            default: nil
+            }
+        }
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x25, index + 2 < bytes.count,
+               let high = digit(bytes[index + 1]), let low = digit(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private func load() {
@@ -133,7 +183,7 @@ final class HistoryStore {
             guard f.count == 7, let id = UInt64(f[0]), let time = Int64(f[1]), let name = PasteboardName.named(f[2]),
                   let size = UInt64(f[3]), let digest = UInt64(f[4]), let path = archivePath(id),
                   FileSystem.fileExists(path) else { continue }
-            entries.append(Entry(id: id, time: time, pasteboard: name, types: f[5].split(separator: " ").map(String.init),
+            entries.append(Entry(id: id, time: time, pasteboard: name, types: f[5].split(separator: " ").map { Self.unescaped(String($0)) },
                                  size: size, preview: f[6], digest: digest))
             known.insert(id)
             nextID = max(nextID, id + 1)

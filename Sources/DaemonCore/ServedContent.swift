@@ -23,6 +23,9 @@ final class ServedContent {
     private let table: ConversionTable
     private let intern: (String) -> Atom
     private var derived: [PasteboardType: Derived] = [:]
+    /// The content's pictures that do not read (`PasteboardContent.unreadablePictures`): served as given,
+    /// never a source of another type, so no type made from them is listed.
+    let unreadablePictures: [PasteboardType: String]
     /// Conversions that failed, with their reason, for the log (never content); drained by the owner.
     private(set) var failures: [(PasteboardType, String)] = []
 
@@ -49,9 +52,17 @@ final class ServedContent {
         self.content = content
         self.acquiredAt = acquiredAt
         self.table = table
+        let unreadable = content.unreadablePictures(using: table)
+        unreadablePictures = unreadable
         let types = content.types
-        let listedTypes = table.advertisedTypes(for: types)
-        let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: types) != nil }
+        let convertible = types.filter { unreadable[$0] == nil }
+        var listedTypes = table.advertisedTypes(for: convertible)
+        for (index, type) in types.enumerated() where unreadable[type] != nil && !listedTypes.contains(type) {
+            // Listed where the source had it, among the types it gave.
+            let before = types[..<index].last { listedTypes.contains($0) }
+            listedTypes.insert(type, at: before.flatMap { listedTypes.firstIndex(of: $0) }.map { $0 + 1 } ?? 0)
+        }
+        let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: convertible) != nil }
         let all = listedTypes + onRequest
         let atoms = intern(all.map(\.rawValue))
         listed = Array(atoms.prefix(listedTypes.count))
@@ -74,6 +85,9 @@ final class ServedContent {
         case .failed: return .refused
         case .converting: return .converting
         case nil: break
+        }
+        if unreadablePictures[type] != nil, let bytes = content.data(for: type) {
+            return .value(PropertyValue(type: target, bytes: bytes))
         }
         guard let plan = table.plan(producing: type, from: sources) else { return .refused }
         guard let input = data(for: plan.source) else { return .refused }
@@ -142,7 +156,7 @@ final class ServedContent {
     /// source gave itself (its own is at hand and keeps the most: a WebP of a JPEG copy is made from the
     /// JPEG, lossy, not from a PNG derived from it).
     private var sources: [PasteboardType] {
-        var types = content.types
+        var types = content.types.filter { unreadablePictures[$0] == nil }
         let families = Set(types.compactMap { table.family(of: $0) })
         for (type, state) in derived {
             if case .ready(let representation, let invented) = state, !invented, representation.type == type,

@@ -6,6 +6,12 @@ import XTypes
 /// Reads another application's selection in the background, one target at a time, as an ICCCM
 /// requestor driven by the event loop: it never blocks, and one slow owner delays nothing else.
 ///
+/// What it keeps is judged target by target (`SnapshotPolicy.readingPlan` and `keep`): a target that cannot
+/// be kept — a name no item may carry, a value over its cap, a reply of the wrong kind, a picture that does
+/// not read, a refusal, a timeout — is left out with its reason and the rest of the copy is kept; of targets
+/// that carry the same data (the text encodings, the picture formats) the next is read when one could not
+/// be kept for a reason of its own. The outcome lists what was left out, for one log line per change.
+///
 /// Each target is one `SelectionRead` — the requestor state machine the library's blocking reader drives
 /// too, with its policy: a value over its cap is never kept, an INCR transfer over the cap or malformed is
 /// drained to its end (owners such as xclip serve one INCR at a time and stay stuck if a requestor walks
@@ -17,12 +23,12 @@ import XTypes
 /// xclip announces no size in its INCR header.)
 final class Snapshotter {
     enum Outcome {
-        /// What was read, as one item (possibly without every target).
-        case complete(PasteboardContent, skipped: [String])
+        /// What was read, as one item (possibly without every target: `skipped` says which, and why).
+        case complete(PasteboardContent, skipped: [SkippedRepresentation])
         /// The owner marked the content secret (password managers): nothing was kept.
         case secret
-        /// Nothing could be read.
-        case failed(String)
+        /// Nothing could be kept: why, and each target left out with its reason.
+        case failed(String, skipped: [SkippedRepresentation])
     }
 
     struct Request {
@@ -47,9 +53,13 @@ final class Snapshotter {
         var purpose: Purpose = .targets
         var read: SelectionRead
         var name: String = "TARGETS"
-        var queue: [String] = []
+        /// The groups still to read; the first is the current target's, with the alternatives left after it.
+        var queue: [SnapshotPlan.Group] = []
         var fetched: [Representation] = []
-        var skipped: [String] = []
+        var skipped: [SkippedRepresentation] = []
+        /// What the current group lacks if none of its targets is kept but one kept as given (a picture
+        /// that does not read): recorded when the group ends so.
+        var standIn: SkippedRepresentation?
         var total = 0
         var deadline: MonotonicInstant
         var consecutiveTimeouts = 0
@@ -101,7 +111,7 @@ final class Snapshotter {
         active[request.selection] = snapshot
         log.debug("reading \(request.name) from its owner")
         if let targets = request.targets {
-            snapshot.queue = policy.plan(offered: targets.compactMap { x.name(of: $0) })
+            plan(snapshot, offered: targets)
             snapshot.purpose = .data
             next(snapshot)
         } else {
@@ -141,13 +151,20 @@ final class Snapshotter {
             freshWindow(snapshot)
             if case .targets = snapshot.purpose {
                 // The manager logs the failure: one line.
-                finish(snapshot, .failed("the owner did not answer TARGETS within \(ownerTimeout)"))
+                finish(snapshot, .failed("the owner did not answer TARGETS within \(ownerTimeout)", skipped: []))
                 continue
             }
-            log.info("the owner of \(snapshot.request.name) did not answer \(snapshot.name) within \(ownerTimeout)")
-            snapshot.skipped.append(snapshot.name)
+            if case .hint = snapshot.purpose {
+                // The hint is no content: without it the content is read as any other.
+                snapshot.purpose = .data
+            } else {
+                leaveOut(snapshot, "the owner did not answer within \(ownerTimeout)", tryNext: false)
+            }
             if snapshot.consecutiveTimeouts >= 2 {
-                snapshot.skipped += snapshot.queue
+                for group in snapshot.queue {
+                    snapshot.skipped.append(SkippedRepresentation(PasteboardType(group.targets[0]),
+                                                                  "not asked for: the owner did not answer twice in a row"))
+                }
                 snapshot.queue = []
             }
             next(snapshot)
@@ -170,14 +187,65 @@ final class Snapshotter {
                            requestor: snapshot.window, time: .currentTime)
     }
 
+    /// The plan for an owner offering the targets `atoms` (at most `SnapshotPolicy.maximumOfferedTargets`
+    /// of them are looked up by name).
+    private func plan(_ snapshot: Active, offered atoms: [Atom]) {
+        let limit = SnapshotPolicy.maximumOfferedTargets
+        let plan = policy.readingPlan(offered: atoms.prefix(limit).compactMap { x.name(of: $0) })
+        snapshot.queue = plan.groups
+        snapshot.skipped += plan.skipped
+        if atoms.count > limit {
+            snapshot.skipped.append(SkippedRepresentation(PasteboardType("\(atoms.count - limit) more targets"),
+                                                          "the owner offered \(atoms.count); the first \(limit) were considered"))
+        }
+    }
+
+    /// Asks for the current group's first target, or ends the snapshot when every group was read.
     private func next(_ snapshot: Active) {
-        guard !snapshot.queue.isEmpty else {
-            let content = snapshot.fetched.isEmpty ? nil : try? PasteboardItem(snapshot.fetched)
-            finish(snapshot, content.map { .complete(PasteboardContent(items: [$0]), skipped: snapshot.skipped) }
-                   ?? .failed("no target could be read"))
+        let full = snapshot.fetched.count >= PasteboardLimits.maximumRepresentationsPerItem
+        guard !snapshot.queue.isEmpty, !full else {
+            for group in snapshot.queue {
+                snapshot.skipped.append(SkippedRepresentation(PasteboardType(group.targets[0]),
+                                                              "an item holds at most \(PasteboardLimits.maximumRepresentationsPerItem) representations"))
+            }
+            snapshot.queue = []
+            let (item, left) = PasteboardItem.keeping(snapshot.fetched)
+            snapshot.skipped += left
+            if let item {
+                finish(snapshot, .complete(PasteboardContent(items: [item]), skipped: snapshot.skipped))
+            } else {
+                finish(snapshot, .failed(snapshot.skipped.isEmpty ? "the owner offers no content to read" : "no target could be read",
+                                         skipped: snapshot.skipped))
+            }
             return
         }
-        ask(snapshot, snapshot.queue.removeFirst(), purpose: .data)
+        ask(snapshot, snapshot.queue[0].targets[0], purpose: .data)
+    }
+
+    /// The current target is kept: its group is done.
+    private func kept(_ snapshot: Active, _ representation: Representation) {
+        snapshot.fetched.append(representation)
+        snapshot.total += representation.data.count
+        snapshot.standIn = nil
+        snapshot.queue.removeFirst()
+    }
+
+    /// The current target is left out for `reason`; with `tryNext` its group's next target is read instead
+    /// (else the group is done). Call `next` after.
+    private func leaveOut(_ snapshot: Active, _ reason: String, tryNext: Bool) {
+        snapshot.skipped.append(SkippedRepresentation(PasteboardType(snapshot.name), reason))
+        advance(snapshot, tryNext: tryNext)
+    }
+
+    /// Moves past the current target: to the next of its group with `tryNext` while there is one, else to
+    /// the next group.
+    private func advance(_ snapshot: Active, tryNext: Bool) {
+        guard !snapshot.queue.isEmpty else { return }
+        snapshot.queue[0].targets.removeFirst()
+        guard !tryNext || snapshot.queue[0].targets.isEmpty else { return }
+        snapshot.queue.removeFirst()
+        if let standIn = snapshot.standIn { snapshot.skipped.append(standIn) }
+        snapshot.standIn = nil
     }
 
     /// Carries out what the requestor state machine asks until it waits or finishes.
@@ -198,9 +266,8 @@ final class Snapshotter {
                 snapshot.consecutiveTimeouts = 0
                 if snapshot.read.isTransferring && now - snapshot.targetStarted >= transferBudget {
                     _ = snapshot.read.abandon("too long")
-                    log.info("stopped reading \(snapshot.name) of \(snapshot.request.name): the transfer lasted longer than \(transferBudget)")
                     freshWindow(snapshot)
-                    snapshot.skipped.append(snapshot.name)
+                    leaveOut(snapshot, "the transfer lasted longer than \(transferBudget)", tryNext: false)
                     next(snapshot)
                 }
             case .finished(let result):
@@ -215,17 +282,19 @@ final class Snapshotter {
         let target = snapshot.name
         switch (snapshot.purpose, result) {
         case (.targets, .failure(.refused)):
-            finish(snapshot, .failed("the owner refused TARGETS"))
+            finish(snapshot, .failed("the owner refused TARGETS", skipped: []))
         case (.targets, .failure(let failure)):
-            finish(snapshot, .failed("TARGETS could not be read: \(failure)"))
+            finish(snapshot, .failed("TARGETS could not be read: \(failure)", skipped: []))
         case (.targets, .success(let value)):
-            let names = value.atoms.compactMap { x.name(of: $0) }
-            if names.contains(where: SnapshotPolicy.concealedMarkers.contains) {
+            let markers = [SnapshotPolicy.passwordManagerHint] + SnapshotPolicy.concealedMarkers.map { $0 }
+            let markerAtoms = Dictionary(uniqueKeysWithValues: markers.map { (x.intern($0), $0) })
+            let offeredMarkers = Set(value.atoms.compactMap { markerAtoms[$0] })
+            if !offeredMarkers.isDisjoint(with: SnapshotPolicy.concealedMarkers) {
                 finish(snapshot, .secret)
                 return
             }
-            snapshot.queue = policy.plan(offered: names)
-            if names.contains(SnapshotPolicy.passwordManagerHint) {
+            plan(snapshot, offered: value.atoms)
+            if offeredMarkers.contains(SnapshotPolicy.passwordManagerHint) {
                 ask(snapshot, SnapshotPolicy.passwordManagerHint, purpose: .hint)
             } else {
                 snapshot.purpose = .data
@@ -239,19 +308,22 @@ final class Snapshotter {
                 next(snapshot)
             }
         case (.data, .success(let value)):
-            if let bytes = value.bytes {
-                // Text that came as STRING is kept as the owner sent it; the daemon serves the rest of the family.
-                snapshot.fetched.append(Representation(type: PasteboardType(target), data: bytes))
-                snapshot.total += bytes.count
-            } else {
-                snapshot.skipped.append(target)
+            // Text that came as STRING is kept as the owner sent it; the daemon serves the rest of the family.
+            switch policy.keep(target: target, replyType: x.name(of: value.type), bytes: value.bytes, format: value.format) {
+            case .keep(let representation):
+                kept(snapshot, representation)
+            case .keepAsGiven(let representation, let problem):
+                // Served as given; the next of its group may be a picture the others can be made from.
+                snapshot.fetched.append(representation)
+                snapshot.total += representation.data.count
+                snapshot.standIn = SkippedRepresentation(PasteboardType("picture types made from \(target)"), problem.reason)
+                advance(snapshot, tryNext: true)
+            case .leaveOut(let left):
+                leaveOut(snapshot, left.reason, tryNext: true)
             }
             next(snapshot)
         case (.data, .failure(let failure)):
-            if failure != .refused {
-                log.info("skipping \(target) of \(snapshot.request.name): \(failure)")
-            }
-            snapshot.skipped.append(target)
+            leaveOut(snapshot, "\(failure)", tryNext: SnapshotPlan.triesNext(after: failure))
             next(snapshot)
         }
     }
@@ -269,9 +341,9 @@ final class Snapshotter {
         x.destroyWindow(snapshot.window)
         switch outcome {
         case .complete(let content, let skipped):
-            log.debug("read \(snapshot.request.name): \(content.types.count) types, \(content.byteCount) bytes, \(skipped.count) skipped")
+            log.debug("read \(snapshot.request.name): \(content.types.count) types, \(content.byteCount) bytes, \(skipped.count) left out")
         case .secret: break
-        case .failed(let why): log.debug("reading \(snapshot.request.name) failed: \(why)")
+        case .failed(let why, _): log.debug("reading \(snapshot.request.name) failed: \(why)")
         }
         snapshot.request.completion(outcome)
     }

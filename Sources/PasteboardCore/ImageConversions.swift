@@ -133,6 +133,27 @@ public struct ImageSummary: Hashable, Sendable, CustomStringConvertible {
 extension PasteboardContent {
     /// The content's first picture — the first representation of the image family (in item order) whose header
     /// reads — described from its header alone; nil when there is none.
+    /// Why `bytes`, offered as a picture, are none that other picture types can be made from (its header
+    /// does not read, `ImageHeader.read`), or nil when they are. Cheap: the header only.
+    public static func pictureProblem(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try ImageHeader.read(bytes)
+            return nil
+        } catch {
+            return "not a picture that can be read (\(error))"
+        }
+    }
+
+    /// The picture types of the content (the table's image family, formats pasteboard reads) whose bytes are
+    /// no picture that can be read (`pictureProblem`), with the reason: served as given, never converted.
+    public func unreadablePictures(using table: ConversionTable = .standard) -> [PasteboardType: String] {
+        var problems: [PasteboardType: String] = [:]
+        for type in types where table.family(of: type) == .image && ImageFormat(mimeType: type.rawValue) != nil {
+            if let data = data(for: type), let problem = Self.pictureProblem(data) { problems[type] = problem }
+        }
+        return problems
+    }
+
     public func imageSummary(using table: ConversionTable = .standard) -> ImageSummary? {
         for type in types where table.family(of: type) == .image {
             guard let data = data(for: type), let header = try? ImageHeader.read(data) else { continue }

@@ -26,12 +26,7 @@ public struct PasteboardItem: Hashable, Sendable {
         }
         var seen = Set<PasteboardType>()
         for (index, representation) in representations.enumerated() {
-            let name = representation.type.rawValue
-            if name.isEmpty { throw .invalidTypeName(index: index, reason: "is empty") }
-            if name.utf8.count > PasteboardLimits.maximumTypeNameLength {
-                throw .invalidTypeName(index: index, reason: "is \(name.utf8.count) bytes, more than \(PasteboardLimits.maximumTypeNameLength)")
-            }
-            if name.utf8.contains(0) { throw .invalidTypeName(index: index, reason: "contains a NUL byte") }
+            if let problem = representation.type.nameProblem { throw .invalidTypeName(index: index, reason: problem) }
             guard seen.insert(representation.type).inserted else { throw .duplicateType(representation.type) }
         }
         self.representations = representations
@@ -114,8 +109,12 @@ public enum PasteboardLimits {
     public static let maximumRepresentationsPerItem = 64
     /// Items on one pasteboard (and in one message).
     public static let maximumItems = 1024
-    /// Bytes of UTF-8 in a type name (a MIME type or an X atom name).
-    public static let maximumTypeNameLength = 255
+    /// Bytes of UTF-8 in a type name (a MIME type or an X atom name): the longest atom name X can carry
+    /// (InternAtom's length is a CARD16), so that every target an X owner can offer fits. Real owners use
+    /// long ones: LibreOffice's object descriptor names the document's path and size (300 bytes and more
+    /// for a document a few directories deep). The control protocol and the archives carry a name with a
+    /// u32 length, and a frame's own cap bounds the names of one message.
+    public static let maximumTypeNameLength = 65535
     /// Bytes of UTF-8 in a pasteboard name.
     public static let maximumPasteboardNameLength = 255
     /// Pasteboards one daemon serves at once (CLIPBOARD and PRIMARY included).

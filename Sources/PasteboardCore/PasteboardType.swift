@@ -63,6 +63,28 @@ public struct PasteboardType: RawRepresentable, Hashable, Sendable, CustomString
         "org.webmproject.webp": PasteboardType("image/webp"), "NeXT TIFF v4.0 pasteboard type": PasteboardType("image/tiff"),
     ]
 
+    /// Why this name cannot name a representation (empty, over `PasteboardLimits.maximumTypeNameLength`
+    /// bytes, or with a NUL byte), or nil when it can.
+    public var nameProblem: String? {
+        let length = rawValue.utf8.count
+        if length == 0 { return "is empty" }
+        if length > PasteboardLimits.maximumTypeNameLength {
+            return "is \(length) bytes, more than \(PasteboardLimits.maximumTypeNameLength)"
+        }
+        if rawValue.utf8.contains(0) { return "contains a NUL byte" }
+        return nil
+    }
+
+    /// The name as a log line shows it: whole up to 96 bytes, else its first 64 bytes (cut at a character),
+    /// "…" and its length, so that a 60 KiB atom name costs a log line no more than a short one.
+    public var logName: String {
+        let utf8 = rawValue.utf8
+        guard utf8.count > 96 else { return rawValue }
+        var end = utf8.index(utf8.startIndex, offsetBy: 64)
+        while end > utf8.startIndex && utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+        return String(decoding: utf8[utf8.startIndex..<end], as: UTF8.self) + "… (\(utf8.count) bytes)"
+    }
+
     /// Resolves what a user typed: an alias, a UTI, or any MIME type or atom name as it is.
     /// Returns nil for an empty name, one with a NUL or control character, or one over `PasteboardLimits.maximumTypeNameLength` bytes.
     public static func named(_ name: String) -> PasteboardType? {

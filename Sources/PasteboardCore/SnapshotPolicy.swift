@@ -1,3 +1,6 @@
+import Images
+import Selection
+
 /// What a clipboard manager reads from another application's selection, in which order, and how much.
 ///
 /// Reading early must not hurt the source application: one target at a time, each at most once per
@@ -43,44 +46,100 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// Every marker by which password managers ask clipboard managers to keep their content out of history.
     public static var secretMarkers: Set<String> { concealedMarkers.union([passwordManagerHint]) }
 
-    /// The targets to read from an owner offering `offered`, in order: one plain-text target (the others
-    /// are derived when served), HTML, one of the RTF aliases, flat RTFD, one picture (PNG if offered, else the
-    /// first of the image rows: TIFF, BMP, WebP, GIF, JPEG), URI lists, one of GNOME's and MATE's copied-files
-    /// targets, KDE's cut marker, then every
-    /// other target.
-    public func plan(offered: [String], table: ConversionTable = .standard) -> [String] {
-        var remaining = offered.filter { !Self.neverRead.contains($0) && !Self.secretMarkers.contains($0) }
-        var order: [String] = []
-        func take(_ name: String) {
-            if let index = remaining.firstIndex(of: name) { order.append(name); remaining.remove(at: index) }
-        }
-        func drop(_ names: [PasteboardType]) { remaining.removeAll { names.contains(PasteboardType($0)) } }
+    /// The most targets of one TARGETS list a snapshot looks up and considers (real owners offer 5 to 30);
+    /// the rest are left out with that reason, so a hostile list of 200,000 atoms costs no more than 1,024
+    /// names looked up.
+    public static let maximumOfferedTargets = 1024
 
-        let text = table.members(of: .plainText)
-        if let first = text.filter({ table.row(of: $0)?.readBySnapshots == true }).map(\.rawValue).first(where: remaining.contains) {
-            take(first)
+    /// What to read from an owner offering `offered`, in order, as groups of targets that carry the same
+    /// data: one plain text (the others are derived when served), HTML, one of the RTF aliases, flat RTFD,
+    /// one picture (PNG if offered, else the first of the image rows: TIFF, BMP, WebP, GIF, JPEG), URI
+    /// lists, one of GNOME's and MATE's copied-files targets, KDE's cut marker, then every other target.
+    /// Of each group the first target is read, and the next only when that one could not be kept for a
+    /// reason of its own (`SnapshotPlan.Group`). Targets whose names no item may carry are left out at once
+    /// with their reasons (`SnapshotPlan.skipped`); a target offered twice is read once.
+    public func readingPlan(offered: [String], table: ConversionTable = .standard) -> SnapshotPlan {
+        var skipped: [SkippedRepresentation] = []
+        var seen: Set<String> = []
+        var remaining: [String] = []
+        for name in offered where !Self.neverRead.contains(name) && !Self.secretMarkers.contains(name) && seen.insert(name).inserted {
+            if let problem = PasteboardType(name).nameProblem {
+                skipped.append(SkippedRepresentation(PasteboardType(name), "its name \(problem)"))
+            } else {
+                remaining.append(name)
+            }
         }
-        drop(text)
-        take(PasteboardType.html.rawValue)
-        let rtf = table.aliases(of: .rtf)
-        if let first = rtf.map(\.rawValue).first(where: remaining.contains) { take(first) }
-        drop(rtf)
-        take(PasteboardType.flatRTFD.rawValue)
+        var groups: [SnapshotPlan.Group] = []
+        /// The offered members of `names`, in that order, as one group (none when none is offered).
+        func take(_ names: [PasteboardType]) {
+            let offered = names.map(\.rawValue).filter(remaining.contains)
+            remaining.removeAll { names.contains(PasteboardType($0)) }
+            if !offered.isEmpty { groups.append(SnapshotPlan.Group(offered)) }
+        }
+        let text = table.members(of: .plainText)
+        let readable = text.filter { table.row(of: $0)?.readBySnapshots == true }
+        remaining.removeAll { text.contains(PasteboardType($0)) && !readable.contains(PasteboardType($0)) }
+        take(readable)
+        take([.html])
+        take(table.aliases(of: .rtf))
+        take([.flatRTFD])
         // One picture: the first of the image family in the table's order (lossless first); the daemon
         // derives the others when it serves the content. Image types the table does not know are read as they are.
         let images = table.members(of: .image)
-        if let first = images.map(\.rawValue).first(where: remaining.contains) {
-            take(first)
-            drop(images)
+        if images.contains(where: { remaining.contains($0.rawValue) }) {
+            take(images)
         } else {
-            for image in remaining.filter({ $0.hasPrefix("image/") }) { take(image) }
+            for image in remaining.filter({ $0.hasPrefix("image/") }) { take([PasteboardType(image)]) }
         }
-        take(PasteboardType.uriList.rawValue)
-        let copiedFiles = table.aliases(of: .gnomeCopiedFiles)
-        if let first = copiedFiles.map(\.rawValue).first(where: remaining.contains) { take(first) }
-        drop(copiedFiles)
-        take(PasteboardType.kdeCutSelection.rawValue)
-        return order + remaining
+        take([.uriList])
+        take(table.aliases(of: .gnomeCopiedFiles))
+        take([.kdeCutSelection])
+        for name in remaining { groups.append(SnapshotPlan.Group([name])) }
+        return SnapshotPlan(groups: groups, skipped: skipped)
+    }
+
+    /// The first target of each group of `readingPlan(offered:)`: what a snapshot reads when every owner
+    /// answers.
+    public func plan(offered: [String], table: ConversionTable = .standard) -> [String] {
+        readingPlan(offered: offered, table: table).groups.map(\.targets[0])
+    }
+
+    /// What a snapshot keeps of an owner's answer for `target`.
+    ///
+    /// - `bytes` nil (16- or 32-bit items): left out, nothing an item can hold.
+    /// - Plain text answered as another encoding of the family (`STRING` bytes for `UTF8_STRING`) is kept
+    ///   under the type its bytes are in; answered as a type of no text encoding, it is left out.
+    /// - A picture of a format the table converts: one in another format than its target names (JPEG bytes
+    ///   as `image/png`) is kept under its own; one whose header does not read (`ImageHeader`) is kept as
+    ///   given, but no other picture type is made from it, and the next format of its group is read too.
+    /// - Anything else is kept as it came, under the target's name.
+    public func keep(target: String, replyType: String?, bytes: [UInt8]?, format: Int,
+                     table: ConversionTable = .standard) -> ReplyVerdict {
+        let type = PasteboardType(target)
+        guard let bytes else {
+            return .leaveOut(SkippedRepresentation(type, "the owner answered with \(format)-bit items, not bytes"))
+        }
+        switch table.row(of: type)?.family {
+        case .plainText?:
+            guard let replyType, replyType != target else { return .keep(Representation(type: type, data: bytes)) }
+            guard let reply = table.row(of: PasteboardType(replyType)), reply.family == .plainText else {
+                return .leaveOut(SkippedRepresentation(type, "the owner answered with data of type \(PasteboardType(replyType).logName), not text"))
+            }
+            // The same encoding under another name (UTF8_STRING for text/plain;charset=utf-8), or TEXT: the target's.
+            if reply.format == .ownerChosenText || reply.format == table.row(of: type)?.format {
+                return .keep(Representation(type: type, data: bytes))
+            }
+            return .keep(Representation(type: reply.type, data: bytes))
+        case .image?:
+            guard let named = ImageFormat(mimeType: target) else { return .keep(Representation(type: type, data: bytes)) }
+            if let problem = PasteboardContent.pictureProblem(bytes) {
+                return .keepAsGiven(Representation(type: type, data: bytes), SkippedRepresentation(type, problem))
+            }
+            let format = ImageFormat.sniff(bytes) ?? named
+            return .keep(Representation(type: format == named ? type : PasteboardType(format.mimeType), data: bytes))
+        default:
+            return .keep(Representation(type: type, data: bytes))
+        }
     }
 
     /// The cap for one target.
@@ -106,4 +165,40 @@ extension String {
         while let c = s.last, set.contains(c) { s = s.dropLast() }
         return String(s)
     }
+}
+
+/// What a snapshot of one owner reads (`SnapshotPolicy.readingPlan(offered:)`).
+public struct SnapshotPlan: Equatable, Sendable {
+    /// Targets that carry the same data (the plain-text encodings, the RTF aliases, the picture formats),
+    /// in the order they are tried: the first is read; the next only when the one before could not be kept
+    /// for a reason of its own (`SnapshotPlan.triesNext(after:)`).
+    public struct Group: Equatable, Sendable {
+        public var targets: [String]
+        public init(_ targets: [String]) { self.targets = targets }
+    }
+
+    public var groups: [Group]
+    /// Offered targets left out before anything is read, with their reasons.
+    public var skipped: [SkippedRepresentation]
+
+    /// Whether a target that failed this way is worth trying another of its group for: yes when the owner
+    /// refused it, broke the protocol or sent what cannot be kept; no when it was too large (its aliases are
+    /// as large), slow (the next would be too) or abandoned.
+    public static func triesNext(after failure: SelectionReadFailure) -> Bool {
+        switch failure {
+        case .refused, .malformed: true
+        case .tooLarge, .timedOut, .abandoned: false
+        }
+    }
+}
+
+/// What a snapshot does with an owner's answer (`SnapshotPolicy.keep`).
+public enum ReplyVerdict: Equatable, Sendable {
+    /// Kept: its group is done.
+    case keep(Representation)
+    /// Kept as given, but it cannot stand for its group (a picture whose header does not read: no other
+    /// picture type is made from it), for the reason given: the next target of the group is read too.
+    case keepAsGiven(Representation, SkippedRepresentation)
+    /// Not kept, for the reason given; the next target of the group is read instead.
+    case leaveOut(SkippedRepresentation)
 }

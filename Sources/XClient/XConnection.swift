@@ -114,6 +114,7 @@ public final class XConnection: XDisplay {
     /// Interns several names in one round trip. The corresponding Xlib function is XInternAtoms.
     public func intern(_ names: [String]) -> [Atom] {
         let missing = names.filter { atomByName[$0] == nil }
+        var fresh: [String: Atom] = [:]
         if !missing.isEmpty {
             // One buffer holds every name, NUL-terminated; the pointer list points into it.
             var storage: [CChar] = []
@@ -127,9 +128,13 @@ public final class XConnection: XDisplay {
                 var pointers: [UnsafeMutablePointer<CChar>?] = offsets.map { buffer.baseAddress! + $0 }
                 _ = XInternAtoms(display, &pointers, Int32(missing.count), 0, &result)
             }
-            for (name, raw) in zip(missing, result) { remember(Atom(UInt32(truncatingIfNeeded: raw)), name) }
+            for (name, raw) in zip(missing, result) {
+                let atom = Atom(UInt32(truncatingIfNeeded: raw))
+                fresh[name] = atom
+                remember(atom, name)
+            }
         }
-        return names.map { atomByName[$0]! }
+        return names.map { atomByName[$0] ?? fresh[$0]! }
     }
 
     /// The name of `atom`, or nil if the server does not know it (a BadAtom is recorded).
@@ -144,8 +149,15 @@ public final class XConnection: XDisplay {
         return name
     }
 
+    /// Caches a name and its atom. Long names (LibreOffice's descriptor names a document's path: one atom
+    /// per document) are not kept, and the cache starts over past 4,096 names, so that owners inventing
+    /// names cannot grow it without bound.
     private func remember(_ atom: Atom, _ name: String) {
-        guard !atom.isNone else { return }
+        guard !atom.isNone, name.utf8.count <= 256 else { return }
+        if nameByAtom.count >= 4096 {
+            nameByAtom.removeAll()
+            atomByName.removeAll()
+        }
         atomByName[name] = atom
         nameByAtom[atom] = name
     }

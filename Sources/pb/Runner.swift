@@ -148,10 +148,19 @@ struct Runner {
         } catch {
             return fail("cannot read the data to copy: \(error)")
         }
+        // A type that cannot be kept (given twice, past the limit) costs only itself: the rest is copied,
+        // each one left out is named on standard error, and the status is 1.
+        for representation in representations where ConversionTable.standard.family(of: representation.type) == .image {
+            if let problem = PasteboardContent.pictureProblem(representation.data) {
+                Output.error("\(programName): warning: \(representation.type.logName): \(problem): copied as given; no other picture type is made from it")
+            }
+        }
+        let (kept, skipped) = PasteboardItem.keeping(representations)
+        for left in skipped { Output.error("\(programName): not copied: \(left)") }
+        guard let item = kept else { return fail("nothing to copy") }
         do {
-            let item = try PasteboardItem(representations)
             try board(request.pasteboard).setItems([item], sensitive: request.sensitive, pasteOnce: request.pasteOnce)
-            return .success
+            return skipped.isEmpty ? .success : .failure
         } catch PasteboardError.daemonNotRunning(let why) {
             // Over SSH: no daemon, no display, but the terminal in front of the user can copy text.
             if let text = representations.first(where: { $0.type == .utf8PlainText })?.data, terminalTakes(request) {

@@ -76,7 +76,8 @@ final class MalformedInputTests: XCTestCase {
         let header: [UInt8] = [1, 0x02, 0x00] + string("general")
         assertRequestError(header + u32(0xFFFF_FFFF), .tooLong(field: "setItems.items", length: 0xFFFF_FFFF, maximum: 1024))
         assertRequestError(header + u32(1000) + [0, 0, 0], .countExceedsRemainingBytes(field: "setItems.items", count: 1000, remaining: 3))
-        assertRequestError(header + u32(1) + u32(65) + [UInt8](repeating: 0, count: 65 * 9), .tooLong(field: "setItems.items[0].representations", length: 65, maximum: 64))
+        assertRequestError(header + u32(1) + u32(0x7FFF_FFFF) + [UInt8](repeating: 0, count: 16),
+                           .countExceedsRemainingBytes(field: "setItems.items[0].representations", count: 0x7FFF_FFFF, remaining: 16))
         assertRequestError([1, 0x11, 0x00] + u32(0x7FFF_FFFF),
                            .tooLong(field: "watch.pasteboards", length: 0x7FFF_FFFF, maximum: ControlLimits.maximumListCount))
         XCTAssertThrowsError(try ControlResponse.decode(body: [1, 0x07, 0x80] + u32(60_000) + [UInt8](repeating: 0, count: 100))) { error in
@@ -88,9 +89,13 @@ final class MalformedInputTests: XCTestCase {
         let longName = String(repeating: "n", count: 256)
         assertRequestError(body(of: ControlRequest.clear(pasteboard: longName).encode()),
                            .tooLong(field: "clear.pasteboard", length: 256, maximum: 255))
-        let longType = String(repeating: "t", count: 256)
-        assertRequestError([1, 0x03, 0x00] + string("general") + u32(1) + u32(1) + string(longType) + u32(0),
-                           .tooLong(field: "addItems.items[0].representations[0].type", length: 256, maximum: 255))
+        // A type name no item may carry costs its representation only; an item left with none is left out.
+        let longType = String(repeating: "t", count: PasteboardLimits.maximumTypeNameLength + 1)
+        var skipped: [SkippedRepresentation] = []
+        let request = try? ControlRequest.decode(body: [1, 0x03, 0x00] + string("general") + u32(1) + u32(1) + string(longType) + u32(0),
+                                                 skipped: &skipped)
+        XCTAssertEqual(request, .addItems(pasteboard: "general", items: []))
+        XCTAssertEqual(skipped, [SkippedRepresentation(PasteboardType(longType), "its name is 65536 bytes, more than 65535")])
         assertRequestError([1, 0x01, 0x00, 1] + u32(70_000) + [UInt8](repeating: 0x61, count: 70_000),
                            .tooLong(field: "hello.client", length: 70_000, maximum: 65_536))
     }
@@ -111,8 +116,12 @@ final class MalformedInputTests: XCTestCase {
                            .invalidValue(field: "createPasteboard.persistent", reason: "boolean is 2, not 0 or 1"))
         assertRequestError([1, 0x02, 0x00] + string("general") + u32(0) + u32(0x10),
                            .invalidValue(field: "setItems.options", reason: "unknown flags 0x10"))
-        assertRequestError([1, 0x02, 0x00] + string("general") + u32(1) + u32(2) + string("a") + u32(0) + string("a") + u32(1) + [9] + u32(0),
-                           .duplicateType(field: "setItems.items[0]", type: "a"))
+        var skipped: [SkippedRepresentation] = []
+        let twice = try? ControlRequest.decode(body: [1, 0x02, 0x00] + string("general") + u32(1) + u32(2) + string("a") + u32(0)
+                                               + string("a") + u32(1) + [9] + u32(0), skipped: &skipped)
+        XCTAssertEqual(twice, .setItems(pasteboard: "general", items: [try! PasteboardItem([(PasteboardType("a"), [])])], options: []),
+                       "a type given twice: the first is kept")
+        XCTAssertEqual(skipped.map(\.reason), ["given twice; the first is kept"])
         assertRequestError([1, 0x02, 0x00] + string("general") + u32(1) + u32(0) + u32(0) + [UInt8](repeating: 0, count: 9),
                            .invalidValue(field: "setItems.items[0]", reason: "an item needs at least one representation"))
     }
@@ -224,7 +233,8 @@ final class PasteboardItemTests: XCTestCase {
         }
         XCTAssertThrowsError(try item([]))
         XCTAssertThrowsError(try item([("", "1")]))
-        XCTAssertThrowsError(try item([(String(repeating: "t", count: 256), "1")]))
+        XCTAssertThrowsError(try item([(String(repeating: "t", count: PasteboardLimits.maximumTypeNameLength + 1), "1")]))
+        XCTAssertNoThrow(try item([(String(repeating: "t", count: 1000), "1")]), "LibreOffice's descriptor is this long")
         XCTAssertThrowsError(try item((0..<65).map { ("type\($0)", "") }))
         XCTAssertNoThrow(try item((0..<64).map { ("type\($0)", "") }))
     }

@@ -171,7 +171,7 @@ final class ManagerTests: XCTestCase {
         XCTAssertEqual(owner.requested, ["TARGETS", "UTF8_STRING", "text/html"], "the big target read to its end, then the next")
         guard case .read(_, let content)? = h.engine.manager.state.phase(of: .general) else { return XCTFail("not read") }
         XCTAssertEqual(content.types, [.html], "nothing of the target over its cap was kept")
-        XCTAssertTrue(h.log.contains { $0.contains("skipping UTF8_STRING") }, "\(h.log)")
+        XCTAssertTrue(h.log.contains { $0.contains("kept CLIPBOARD without 1 of its targets: UTF8_STRING: the data") }, "\(h.log)")
     }
 
     func testAnOwnerThatNeverAnswersIsSkippedAndTheSnapshotEnds() throws {

@@ -226,10 +226,13 @@ final class ImageTests: DesktopTestCase {
         XCTAssertEqual(try pb("paste").text, notes, "a lone operand that is no picture is text")
         let garbage = desktop.home + "/garbage.png"
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 100)).write(to: URL(fileURLWithPath: garbage))
-        try pb("copy", garbage)
+        let copied = try run(desktop.pb, ["copy", garbage])
+        XCTAssertEqual(copied.status, 0, copied.stderr)
+        XCTAssertTrue(copied.stderr.contains("not a picture that can be read"), "pb says so: \(copied.stderr)")
         let jpeg = try run(desktop.pb, ["paste", "-t", "jpeg"])
-        XCTAssertEqual(jpeg.status, 5, "a conversion that fails: \(jpeg.stderr)")
+        XCTAssertEqual(jpeg.status, 3, "no JPEG is offered, none can be made from it: \(jpeg.stderr)")
         XCTAssertTrue(jpeg.stdout.isEmpty, "never garbage")
+        XCTAssertFalse(try pb("types").text.contains("image/jpeg"), "not listed")
         XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "image/bmp"]).stdout, [], "refused to X requestors too")
         XCTAssertEqual(try pb("paste", "-t", "png").stdout.count, 108, "the original is served untouched")
     }

@@ -26,6 +26,44 @@ final class PasteboardContentTests: XCTestCase {
         }
     }
 
+    /// A peer's representations: each that breaks a rule is left out with its reason, the rest kept in order.
+    func testKeepingLeavesOutOnlyWhatBreaksARule() throws {
+        // LibreOffice's object descriptor for a document saved a few directories deep: over 255 bytes, kept.
+        let descriptor = #"application/x-openoffice-objectdescriptor-xml;windows_formatname="Star Object Descriptor (XML)";"#
+            + #"classname="8BC6B165-B1B2-4EDD-aa47-dae2ee689dd6";typename="LibreOffice 7.4 Text Document";"#
+            + #"displayname="file:///home/someone/Documents/projects/2026/quarterly-reports/draft-with-a-long-name.fodt";"#
+            + #"viewaspect="1";width="16999";height="2995";posx="0";posy="0""#
+        XCTAssertGreaterThan(descriptor.utf8.count, 255)
+        let huge = String(repeating: "x", count: PasteboardLimits.maximumTypeNameLength + 1)
+        let representations = [
+            Representation(type: .utf8String, data: Array("text".utf8)),
+            Representation(type: PasteboardType(descriptor), data: Array("<xml/>".utf8)),
+            Representation(type: PasteboardType(huge), data: [1]),
+            Representation(type: PasteboardType(""), data: [2]),
+            Representation(type: PasteboardType("a\0b"), data: [3]),
+            Representation(type: .utf8String, data: Array("again".utf8)),
+            Representation(type: .html, data: Array("<b>text</b>".utf8)),
+        ]
+        let (item, skipped) = PasteboardItem.keeping(representations)
+        XCTAssertEqual(item?.types, [.utf8String, PasteboardType(descriptor), .html])
+        XCTAssertEqual(item?.data(for: .utf8String), Array("text".utf8), "the first of a type given twice")
+        XCTAssertEqual(skipped.map(\.type.rawValue), [huge, "", "a\0b", "UTF8_STRING"])
+        XCTAssertEqual(skipped.map(\.reason), ["its name is 65536 bytes, more than 65535", "its name is empty",
+                                               "its name contains a NUL byte", "given twice; the first is kept"])
+        XCTAssertLessThan(skipped[0].description.utf8.count, 140, "a log line names a huge type shortly: \(skipped[0])")
+        XCTAssertTrue(skipped[0].description.hasPrefix("xxxx") && skipped[0].description.contains("(65536 bytes)"))
+
+        let many = (0..<(PasteboardLimits.maximumRepresentationsPerItem + 3)).map { Representation(type: PasteboardType("t/\($0)"), data: []) }
+        let (first, rest) = PasteboardItem.keeping(many)
+        XCTAssertEqual(first?.types.count, PasteboardLimits.maximumRepresentationsPerItem)
+        XCTAssertEqual(rest.map(\.type.rawValue), ["t/64", "t/65", "t/66"])
+        XCTAssertEqual(rest.summary(limit: 2), "t/64: an item holds at most 64 representations; t/65: an item holds at most 64 representations; and 1 more")
+
+        let (none, all) = PasteboardItem.keeping([Representation(type: PasteboardType(""), data: [])])
+        XCTAssertNil(none)
+        XCTAssertEqual(all.count, 1)
+    }
+
     func testItemKeepsOrderAndBytes() throws {
         let one = try item([("text/html", "<b>x</b>"), ("UTF8_STRING", "x")])
         XCTAssertEqual(one.types, [.html, .utf8String])

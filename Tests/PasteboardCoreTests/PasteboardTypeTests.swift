@@ -25,14 +25,15 @@ final class PasteboardTypeTests: XCTestCase {
 
     func testOtherNamesAreKeptAsTheyAre() {
         for name in ["text/plain;charset=utf-8", "UTF8_STRING", "application/x-foo", "image/svg+xml",
-                     "Text/HTML", "x-special/gnome-copied-files", String(repeating: "a", count: 255)] {
+                     "Text/HTML", "x-special/gnome-copied-files", String(repeating: "a", count: 255),
+                     String(repeating: "a", count: 1000), String(repeating: "a", count: PasteboardLimits.maximumTypeNameLength)] {
             XCTAssertEqual(PasteboardType.named(name)?.rawValue, name)
         }
     }
 
     func testInvalidNamesAreRejected() {
-        for name in ["", "text/\0plain", "a\nb", "tab\there", "del\u{7F}", String(repeating: "a", count: 256),
-                     String(repeating: "é", count: 128)] {
+        for name in ["", "text/\0plain", "a\nb", "tab\there", "del\u{7F}", String(repeating: "a", count: PasteboardLimits.maximumTypeNameLength + 1),
+                     String(repeating: "é", count: PasteboardLimits.maximumTypeNameLength / 2 + 1)] {
             XCTAssertNil(PasteboardType.named(name), name.debugDescription)
         }
     }

@@ -13,6 +13,9 @@ public final class FakeOwner {
     public var silent = false
     /// Every target is answered with this one target's bytes and type (xclip).
     public var answersEverythingWith: String?
+    /// Replies given instead of a target's value: a property value of any type and format, or nil to refuse
+    /// the target (property None) though TARGETS lists it.
+    public var replies: [String: PropertyValue?] = [:]
     /// Values larger than this go by INCR, in chunks of this size.
     public var incrThreshold = Int.max
     /// The requests seen, by target name.
@@ -72,6 +75,8 @@ public final class FakeOwner {
         if name == "TARGETS" {
             let atoms = ["TARGETS"] + targets.map(\.name)
             reply = PropertyValue(type: connection.atoms.atom, longs: atoms.map { connection.intern($0).rawValue })
+        } else if let custom = replies[name] {
+            reply = custom
         } else if let only = answersEverythingWith, let value = targets.first(where: { $0.name == only })?.value {
             reply = PropertyValue(type: connection.intern(only), bytes: value)
         } else if let value = targets.first(where: { $0.name == name })?.value {
