@@ -31,8 +31,11 @@ extension DesktopTestCase {
     }
 
     /// Starts owner.py on `selection` with `targets` (name and bytes) and waits until it owns it.
+    /// Starts Peers/owner.py owning `selection` with `targets`; `refuse` are listed in TARGETS but refused,
+    /// and with `save` the owner asks the clipboard manager to save them (SAVE_TARGETS) and exits once answered.
     func startTestOwner(_ selection: String = "CLIPBOARD", mode: String = "serve", windowClass: String? = nil,
-                        then: [(String, [UInt8])] = [], targets: [(String, [UInt8])]) throws -> TestOwner {
+                        then: [(String, [UInt8])] = [], refuse: [String] = [], save: Bool = false,
+                        targets: [(String, [UInt8])]) throws -> TestOwner {
         func specs(_ list: [(String, [UInt8])]) throws -> [String] {
             try list.map { name, bytes in
                 let path = desktop.home + "/owner-\(UUID().uuidString.prefix(8))"
@@ -46,7 +49,7 @@ extension DesktopTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [peer("owner.py"), selection, "--mode", mode] + (windowClass.map { ["--class", $0] } ?? [])
-            + thenOptions + targetSpecs
+            + thenOptions + refuse.flatMap { ["--refuse", $0] } + (save ? ["--save"] : []) + targetSpecs
         process.environment = desktop.environment
         let output = Pipe()
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
@@ -104,6 +107,68 @@ final class ClipboardManagerTests: DesktopTestCase {
             stop(owner)
             try waitUntil(10, "pasteboardd took over from \(tool)") { try run(desktop.pb, ["paste"]).text == "left by \(tool)" }
         }
+    }
+
+    /// A 1,000-byte target name (LibreOffice's object descriptor names the document's path), a target over
+    /// its cap and one the owner refuses, beside good text, on a real X server: the copy is kept with every
+    /// target that can be, served after the owner exits, and counted once; one log line names what was left
+    /// out and why.
+    func testATargetThatCannotBeKeptCostsOnlyItself() throws {
+        let (long, targets) = try restartWithSmallCapsAndTargetsThatCannotAllBeKept()
+        let owner = try startTestOwner(refuse: ["application/x-refused"], targets: targets)
+        try waitForSnapshot(containing: "kept text")
+        let countWhileOwned = try count()
+        owner.exit()
+        try waitUntil(10, "pasteboardd took over") { try status()["owned.CLIPBOARD"] == "yes" }
+        XCTAssertEqual(try count(), countWhileOwned, "the takeover is not a change")
+        try assertKeptWhatCouldBeKept(long: long)
+    }
+
+    /// The same owner asking the manager to save its targets (SAVE_TARGETS, as GTK does on exit).
+    func testSaveTargetsKeepsWhatCanBeKept() throws {
+        let (long, targets) = try restartWithSmallCapsAndTargetsThatCannotAllBeKept()
+        let countBefore = try count()
+        let owner = try startTestOwner(refuse: ["application/x-refused"], save: true, targets: targets)
+        XCTAssertEqual(try owner.output.line(), "saved", "owner.py: \(owner.errorText)\n\(desktop.daemonLog)")
+        owner.exit()
+        XCTAssertEqual(try status()["owned.CLIPBOARD"], "yes")
+        XCTAssertEqual(try count(), countBefore + 1, "the owner's copy is one change; saving it is none")
+        try assertKeptWhatCouldBeKept(long: long)
+    }
+
+    private func restartWithSmallCapsAndTargetsThatCannotAllBeKept() throws -> (String, [(String, [UInt8])]) {
+        desktop.stopDaemon()
+        try FileManager.default.createDirectory(atPath: desktop.home + "/config/pasteboard", withIntermediateDirectories: true)
+        let config = desktop.home + "/config/pasteboard/config.json"
+        try "{\"maxTextBytes\": 65536}".write(toFile: config, atomically: true, encoding: .utf8)
+        try desktop.startDaemon(logging: true)
+        try FileManager.default.removeItem(atPath: config)
+        addTeardownBlock { [desktop] in
+            desktop.stopDaemon()
+            try? desktop.startDaemon()
+        }
+        let long = #"application/x-openoffice-objectdescriptor-xml;windows_formatname="Star Object Descriptor (XML)";"#
+            + #"displayname="file:///"# + String(repeating: "a-directory/", count: 70) + #"document.fodt""#
+        XCTAssertGreaterThan(long.utf8.count, 900)
+        return (long, [("UTF8_STRING", Array("kept text ✓".utf8)), (long, Array("<descriptor/>".utf8)),
+                       ("application/x-big", [UInt8](repeating: 0x62, count: 200_000)), ("text/html", Array("<b>kept</b>".utf8))])
+    }
+
+    private func assertKeptWhatCouldBeKept(long: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "kept text ✓", file: file, line: line)
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", long]).text, "<descriptor/>", file: file, line: line)
+        XCTAssertEqual(try pb("paste", "-t", "html").text, "<b>kept</b>", file: file, line: line)
+        let types = try pb("types").text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(types.contains(long), "\(types)", file: file, line: line)
+        XCTAssertFalse(types.contains("application/x-big") || types.contains("application/x-refused"), "\(types)", file: file, line: line)
+        let log = desktop.daemonLog
+        let lines = log.split(separator: "\n").filter { $0.contains("kept CLIPBOARD without") }
+        XCTAssertEqual(lines.count, 1, "one line for the change: \(log)", file: file, line: line)
+        let said = String(lines.first ?? "")
+        XCTAssertTrue(said.contains("application/x-big: the data (200000 bytes) is larger than the cap of 65536 bytes"), said, file: file, line: line)
+        XCTAssertTrue(said.contains("application/x-refused: the owner does not offer that type"), said, file: file, line: line)
+        XCTAssertFalse(log.contains("kept text") || log.contains("bbbb"), "never content: \(log)", file: file, line: line)
+        XCTAssertFalse(log.contains("no target could be read"), log, file: file, line: line)
     }
 
     func testGTKStoreHandsOverTextAndHTML() throws {

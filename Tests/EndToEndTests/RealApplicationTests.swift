@@ -315,4 +315,43 @@ final class RealApplicationWriterTests: RealApplicationTestCase {
     func testCopyOutlivesWriter() throws {
         try assertCopyOutlivesTheApplication()
     }
+
+    /// A copy from a document saved a few directories deep outlives Writer with every target it offered:
+    /// LibreOffice's object descriptor target names the document's path (over 255 bytes, more than the
+    /// type-name limit pasteboard once had, which lost the whole copy), and after Writer quits each target
+    /// pastes from pasteboardd; the takeover does not move the count.
+    func testACopyFromADocumentSavedUnderALongPathOutlivesWriterWithEveryTarget() throws {
+        let path = desktop.home + "/Documents/projects/2026/quarterly reports/drafts/a document with a longer name.fodt"
+        try changingClipboard { _ = try command(["do": "copy", "html": "<p>Saved <b>bold</b> text</p>", "save": path]) }
+        let offered = try run("xclip", ["-o", "-selection", "clipboard", "-t", "TARGETS"]).text
+            .split(separator: "\n").map(String.init)
+        let descriptor = try XCTUnwrap(offered.first { $0.hasPrefix("application/x-openoffice-objectdescriptor-xml") }, "\(offered)")
+        XCTAssertGreaterThan(descriptor.utf8.count, 255, descriptor)
+        XCTAssertTrue(descriptor.contains("drafts"), "it names the document: \(descriptor)")
+        let contentTargets = offered.filter { !["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS"].contains($0) }
+        try waitForSnapshot(containing: "Saved bold text")
+        let countBeforeQuit = try count()
+        let quit = try command(["do": "quit"])
+        XCTAssertEqual(quit["quit"] as? Int, 0, "soffice exit status")
+        Self.applications.removeValue(forKey: ObjectIdentifier(Self.self))?.stop()
+        try waitUntil(30, "pasteboardd took CLIPBOARD over") { try status()["owned.CLIPBOARD"] == "yes" }
+        XCTAssertEqual(try count(), countBeforeQuit, "the takeover is not a change")
+
+        let served = try pb("types").text.split(separator: "\n").map(String.init)
+        for target in contentTargets {
+            XCTAssertTrue(served.contains(target), "\(target) is offered after Writer quit: \(served)")
+            let pasted = try run("xclip", ["-o", "-selection", "clipboard", "-t", target])
+            XCTAssertEqual(pasted.status, 0, "\(target): \(pasted.stderr)")
+            XCTAssertFalse(pasted.stdout.isEmpty, "\(target) pastes from pasteboardd")
+        }
+        XCTAssertTrue(try pb("paste").text.contains("Saved bold text"))
+        XCTAssertTrue(try pb("paste", "-t", "html").text.contains("<b>bold</b>"))
+        assertLooksBold(try paste())
+    }
+
+    /// The pasted `answer` shows "bold" bold.
+    func assertLooksBold(_ answer: [String: Any], file: StaticString = #filePath, line: UInt = #line) {
+        let runs = Run.all(in: answer)
+        XCTAssertEqual(runs.first { $0.text.contains("bold") }?.bold, true, "bold in \(runs)", file: file, line: line)
+    }
 }

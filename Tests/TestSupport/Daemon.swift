@@ -38,14 +38,22 @@ public final class Desktop: @unchecked Sendable {
         try runner.run(pb, arguments, input: input, timeout: timeout)
     }
 
-    /// Starts pasteboardd and returns once it said READY=1 (at most 20 s).
-    public func startDaemon(arguments: [String] = []) throws {
+    /// Where the daemon started with `startDaemon(logging: true)` writes its log.
+    public var daemonLogPath: String { home + "/pasteboardd.log" }
+
+    /// What the daemon started with `startDaemon(logging: true)` logged so far.
+    public var daemonLog: String { (try? String(contentsOfFile: daemonLogPath, encoding: .utf8)) ?? "" }
+
+    /// Starts pasteboardd and returns once it said READY=1 (at most 20 s). With `logging`, its standard error
+    /// (the log) goes to `daemonLogPath`, emptied first, rather than to the test's.
+    public func startDaemon(arguments: [String] = [], logging: Bool = false) throws {
         let socketPath = home + "/notify-\(UUID().uuidString.prefix(8)).sock"
         let notify = try UnixDatagramSocket.bound(to: .path(socketPath))
         defer { try? notify.close(); try? FileManager.default.removeItem(atPath: socketPath) }
         var env = environment
         env["NOTIFY_SOCKET"] = socketPath
-        let process = try Runner(environment: env).start(pasteboardd, arguments)
+        if logging { _ = FileManager.default.createFile(atPath: daemonLogPath, contents: nil) }
+        let process = try Runner(environment: env).start(pasteboardd, arguments, stderrPath: logging ? daemonLogPath : nil)
         daemon = process
         let clock = SystemClock()
         let deadline = clock.now() + .seconds(20)

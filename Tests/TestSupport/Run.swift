@@ -62,9 +62,11 @@ public struct Runner: Sendable {
         return RunResult(status: status, stdout: Array(out), stderr: String(decoding: errBox.data ?? Data(), as: UTF8.self))
     }
 
-    /// Starts `executable` in the background; the caller stops it by PID.
-    public func start(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil) throws -> Process {
+    /// Starts `executable` in the background; the caller stops it by PID. Its standard error goes to the file
+    /// at `stderrPath` when given (else it is the test's).
+    public func start(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil, stderrPath: String? = nil) throws -> Process {
         let process = Process()
+        if let stderrPath { process.standardError = FileHandle(forWritingAtPath: stderrPath) }
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : (Tools.path(of: executable) ?? executable))
         process.arguments = arguments
         process.environment = environment

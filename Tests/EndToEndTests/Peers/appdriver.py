@@ -5,6 +5,7 @@ then reads commands from standard input, one JSON object a line, and answers eac
 
   {"do": "paste"}                    empty the editor, paste CLIPBOARD as a user would, report the editor
   {"do": "copy", "html": "<b>x</b>"} put the HTML in the editor, select all, copy, report the editor
+                                     (Writer: "save": PATH first saves the document there, as Flat ODF)
   {"do": "paste-image"}              (browsers) paste CLIPBOARD as a user would and report the picture the
                                      page's paste event got, as a web page reads it (clipboardData.files):
                                      {"image": {"type", "width", "height", "png": base64 of the canvas}}
@@ -249,7 +250,7 @@ class Driver:
                     if command["do"] == "paste":
                         reply(self.paste(**{k: v for k, v in command.items() if k != "do"}))
                     elif command["do"] == "copy":
-                        reply(self.copy(command["html"]))
+                        reply(self.copy(**{k: v for k, v in command.items() if k != "do"}))
                     elif command["do"] == "paste-image":
                         reply(self.paste_image())
                     elif command["do"] == "quit":

@@ -14,6 +14,10 @@ usage: owner.py SELECTION [--mode serve|silent] [--class WM_CLASS] [--then TARGE
                    client, no delay) own the selection again with a new window offering T=FILE, then
                    print "replaced": the Wine destroy-then-own pattern
   --trigger PATH   the file whose appearance starts the replacement
+  --refuse NAME    list NAME in TARGETS but refuse it (property None), as owners do for a target they fail
+  --save           once owning, ask the clipboard manager to save every target (SAVE_TARGETS, with the list
+                   in a property, as GTK's gtk_clipboard_store does), serve its reads, print "saved" (or
+                   "not saved" when refused) when it answers, and exit
 """
 import os
 import select
@@ -30,6 +34,8 @@ mode = "serve"
 wm_class = None
 then = []
 trigger = None
+refused = []
+save = False
 while args and args[0].startswith("--"):
     if args[0] == "--mode":
         mode = args[1]
@@ -39,8 +45,16 @@ while args and args[0].startswith("--"):
         then.append(args[1])
     elif args[0] == "--trigger":
         trigger = args[1]
+    elif args[0] == "--refuse":
+        refused.append(args[1])
+    elif args[0] == "--save":
+        save = True
+        args = args[1:]
+        continue
     args = args[2:]
 targets = {}
+for name in refused:
+    targets[d.intern_atom(name)] = None
 for spec in args:
     name, path = spec.rsplit("=", 1)
     with open(path, "rb") as f:
@@ -71,6 +85,12 @@ def make_owner():
 owner, owned_at = make_owner()
 print("ready", flush=True)
 
+A_MANAGER, A_SAVE, A_SAVE_LIST = (d.intern_atom(n) for n in ("CLIPBOARD_MANAGER", "SAVE_TARGETS", "_OWNER_SAVE_LIST"))
+if save:
+    owner.change_property(A_SAVE_LIST, A_ATOM, 32, list(targets))
+    owner.convert_selection(A_MANAGER, A_SAVE, A_SAVE_LIST, owned_at)
+    d.flush()
+
 
 def answer(e):
     prop = e.property or e.target
@@ -83,7 +103,7 @@ def answer(e):
     elif mode == "liar" and e.target in targets:
         first = next(iter(targets))
         requestor.change_property(prop, first, 8, targets[first])
-    elif e.target in targets:
+    elif e.target in targets and targets[e.target] is not None:
         data = targets[e.target]
         if len(data) > CHUNK:
             requestor.change_attributes(event_mask=X.PropertyChangeMask)
@@ -118,7 +138,10 @@ while True:
             else:
                 del incr[(e.window.id, e.atom)]
             d.flush()
-        elif e.type == X.SelectionClear and e.window.id == owner.id:
+        elif e.type == X.SelectionNotify and e.target == A_SAVE:
+            print("saved" if e.property != X.NONE else "not saved", flush=True)
+            sys.exit(0)
+        elif e.type == X.SelectionClear and e.window.id == owner.id and not save:
             sys.exit("owner.py: lost the selection (SelectionClear)")
     select.select([d.fileno()], [], [], 0.05)
     if then and trigger and os.path.exists(trigger):

@@ -114,13 +114,17 @@ class Writer(Driver):
         wait_until("the paste reached the document", lambda: self.document.Text.String, 30)
         return self.report()
 
-    def copy(self, html):
+    def copy(self, html, save=None):
         self.clear()
         path = os.path.join(self.home, "copy.html")
         with open(path, "w", encoding="utf-8") as f:
             f.write(f"<!doctype html><meta charset=utf-8><body>{html}</body>")
         cursor = self.document.Text.createTextCursor()
         cursor.insertDocumentFromURL(uno.systemPathToFileUrl(path), properties(FilterName="HTML (StarWriter)"))
+        if save:
+            # A saved document: LibreOffice's object descriptor target then names its path.
+            os.makedirs(os.path.dirname(save), exist_ok=True)
+            self.document.storeAsURL(uno.systemPathToFileUrl(save), properties(FilterName="OpenDocument Text Flat XML"))
         self.dispatch(".uno:SelectAll")
         self.dispatch(".uno:Copy")
         return self.report()
