@@ -126,14 +126,24 @@ func typed<T>(_ decode: () throws -> T) -> T? {
 // MARK: - Scenario 1: an arbitrary body
 
 /// Decodes `body` as a request and as a response. Whatever decodes is valid, re-encodes to exactly the
-/// same frame, and that frame decodes to an equal value.
+/// same frame, and that frame decodes to an equal value — unless representations of a request's items were
+/// left out (each with its reason): then what was kept re-encodes to a frame that decodes to it, leaving
+/// nothing out.
 func checkBody(_ body: [UInt8]) {
-    let request = typed { try ControlRequest.decode(body: body) }
+    var skipped: [SkippedRepresentation] = []
+    let request = typed { try ControlRequest.decode(body: body, skipped: &skipped) }
     let response = typed { try ControlResponse.decode(body: body) }
     invariant(request == nil || response == nil, "one body decodes as both a request and a response")
     if let request {
         check(request)
         let frame = request.encode()
+        if !skipped.isEmpty {
+            invariant(skipped.allSatisfy { !$0.reason.isEmpty }, "a representation left out without a reason")
+            var again: [SkippedRepresentation] = []
+            let kept = typed { try ControlRequest.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)), skipped: &again) }
+            invariant(kept == request && again.isEmpty, "what was kept of request \(request.kind) does not decode to itself")
+            return
+        }
         invariant(frame == FrameEncoder.frame(body), "request \(request.kind) re-encodes to different bytes")
         invariant(Array(request.encodeSegments().joined()) == frame, "request \(request.kind) segments differ from encode()")
         do {
@@ -256,7 +266,11 @@ func truncated(_ text: String, _ maximum: Int) -> String {
 }
 
 func isValidName(_ name: String) -> Bool {
-    !name.isEmpty && name.utf8.count <= 255 && !name.utf8.contains(0)
+    !name.isEmpty && name.utf8.count <= PasteboardLimits.maximumPasteboardNameLength && !name.utf8.contains(0)
+}
+
+func isValidType(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= PasteboardLimits.maximumTypeNameLength && !name.utf8.contains(0)
 }
 
 extension FuzzInput {
@@ -270,6 +284,8 @@ extension FuzzInput {
         return String(repeating: motif, count: (target + size - 1) / size)
     }
     mutating func name() -> String { text(nearLength: 255) }
+    /// A type name, sometimes stretched around the type-name limit.
+    mutating func typeName() -> String { text(nearLength: bool() ? 255 : PasteboardLimits.maximumTypeNameLength) }
     mutating func freeText() -> String { text(nearLength: ControlLimits.maximumStringLength) }
     mutating func list<T>(_ maximum: UInt8, _ element: (inout FuzzInput) -> T) -> [T] {
         (0..<Int(u8() % maximum)).map { _ in element(&self) }
@@ -281,11 +297,11 @@ extension FuzzInput {
         for _ in 0..<Int(u8() % 4) {
             // Data of 64 KiB or more is carried as its own segment by encodeSegments().
             let pairs = list(5) { input in
-                (type: PasteboardType(input.name()),
+                (type: PasteboardType(input.typeName()),
                  data: input.u8() == 0xFF ? [UInt8](repeating: input.u8(), count: (64 << 10) - 8 + Int(input.u8() % 16))
                                           : input.take(Int(input.u8())))
             }
-            let valid = !pairs.isEmpty && pairs.allSatisfy { isValidName($0.type.rawValue) }
+            let valid = !pairs.isEmpty && pairs.allSatisfy { isValidType($0.type.rawValue) }
                 && Set(pairs.map(\.type)).count == pairs.count
             if let item = try? PasteboardItem(pairs) {
                 invariant(valid, "PasteboardItem accepted representations that break its rules")
@@ -326,6 +342,11 @@ func fuzzEncode(_ input: inout FuzzInput) {
             valid = valid && isValidName(name)
             return name
         }
+        func typeName() -> String {
+            let name = input.typeName()
+            valid = valid && isValidType(name)
+            return name
+        }
         let request: ControlRequest
         var expected: ControlRequest? = nil
         switch kind {
@@ -355,7 +376,7 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .resume: request = .resume
         case .watch: request = .watch(pasteboards: (0..<Int(input.u8() % 6)).map { _ in name() })
         case .read:
-            let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in name() })
+            let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in typeName() })
             let display = input.freeText()
             request = .read(pasteboard: pasteboard, types: types, display: display)
             expected = .read(pasteboard: pasteboard, types: types, display: truncated(display, text))
@@ -370,6 +391,11 @@ func fuzzEncode(_ input: inout FuzzInput) {
         func name() -> String {
             let name = input.name()
             valid = valid && isValidName(name)
+            return name
+        }
+        func typeName() -> String {
+            let name = input.typeName()
+            valid = valid && isValidType(name)
             return name
         }
         let response: ControlResponse
@@ -401,7 +427,7 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .history:
             let entries = (0..<Int(input.u8() % 4)).map { _ in
                 HistoryEntry(index: input.u32(), timestamp: Int64(bitPattern: input.u64()), pasteboard: name(),
-                             types: (0..<Int(input.u8() % 4)).map { _ in name() }, size: input.u64(),
+                             types: (0..<Int(input.u8() % 4)).map { _ in typeName() }, size: input.u64(),
                              preview: input.freeText())
             }
             response = .history(entries)
@@ -414,10 +440,10 @@ func fuzzEncode(_ input: inout FuzzInput) {
             response = .items(input.items())
             expected = response
         case .changed:
-            let (pasteboard, count, types) = (name(), input.u64(), (0..<Int(input.u8() % 4)).map { _ in name() })
+            let (pasteboard, count, types) = (name(), input.u64(), (0..<Int(input.u8() % 4)).map { _ in typeName() })
             let state = input.freeText()
             let image = input.u8() % 2 == 0 ? nil
-                : ImageSummary(type: PasteboardType(name()), width: Int(input.u32()), height: Int(input.u32()), byteCount: Int(input.u32()))
+                : ImageSummary(type: PasteboardType(typeName()), width: Int(input.u32()), height: Int(input.u32()), byteCount: Int(input.u32()))
             response = .changed(pasteboard: pasteboard, count: count, types: types, state: state, image: image)
             expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text), image: image)
         }

@@ -5,7 +5,10 @@ import SystemSupport
 /// pasteboardd's settings, from `$XDG_CONFIG_HOME/pasteboard/config.json` (documented in
 /// pasteboardd.conf(5)). Every key is optional; unknown keys and bad values are errors naming the key.
 public struct DaemonConfiguration: Equatable, Sendable {
-    public var maxTextBytes = 8 << 20
+    /// The most bytes read for one text target, or one that is neither text, rich text nor a picture: as much
+    /// as for rich text and pictures, since real copies are that large (a spreadsheet column of 200,000 rows
+    /// is 10–30 MB of text; LibreOffice's own format of a document with photos, as large as the photos).
+    public var maxTextBytes = 64 << 20
     public var maxImageBytes = 64 << 20
     /// The most bytes read for one rich-text target (RTF, HTML, RTFD): larger than text's, because pictures
     /// travel inside (LibreOffice's RTF of a page with a 2 MB picture is 13 MB).

@@ -19,7 +19,7 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// The most bytes one snapshot holds in all.
     public var snapshotCap: Int
 
-    public init(textCap: Int = 8 << 20, imageCap: Int = 64 << 20, otherCap: Int = 8 << 20, snapshotCap: Int = 256 << 20) {
+    public init(textCap: Int = 64 << 20, imageCap: Int = 64 << 20, otherCap: Int = 64 << 20, snapshotCap: Int = 256 << 20) {
         self.textCap = textCap
         self.imageCap = imageCap
         self.otherCap = otherCap

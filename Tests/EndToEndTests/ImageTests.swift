@@ -143,7 +143,7 @@ final class ImageTests: DesktopTestCase {
         let filler = String(repeating: #"{\b bold} and plain words in a long document\par "#, count: 200_000)
         let rtf = #"{\rtf1\ansi{\fonttbl\f0\fswiss Helvetica;}\f0 Picture: {\*\shppict{\pict\pngblip\picw320\pich200 "#
             + hex + "}}\\par " + filler + "}"
-        XCTAssertGreaterThan(rtf.utf8.count, 8 << 20, "over maxTextBytes, as LibreOffice's RTF of a page with a 2 MB picture")
+        XCTAssertGreaterThan(rtf.utf8.count, 8 << 20, "over 8 MiB, as LibreOffice's RTF of a page with a 2 MB picture")
         let html = #"<p>Picture: <img src="file:///tmp/lu1234.tmp/picture.png"></p>"#
         let owner = try startTestOwner(targets: [("text/rtf", Array(rtf.utf8)), ("text/html", Array(html.utf8)),
                                                  ("UTF8_STRING", Array("Picture:".utf8))])

@@ -201,7 +201,7 @@ final class InstallTests: XCTestCase {
             for option in expected { XCTAssertTrue(text.contains(Self.roff(option)), "\(program).1 lacks \(option)") }
         }
         let conf = try String(contentsOfFile: Self.root + "/man/pasteboardd.conf.5", encoding: .utf8)
-        let keys = ["maxTextBytes": "8388608", "maxImageBytes": "67108864", "maxSnapshotBytes": "268435456",
+        let keys = ["maxTextBytes": "67108864", "maxImageBytes": "67108864", "maxSnapshotBytes": "268435456",
                     "transferTimeoutMs": "5000", "ownerTimeoutMs": "5000", "historyLength": "200",
                     "historyMaxBytes": "536870912", "recordPrimary": "false", "syncPrimaryToClipboard": "false",
                     "enrichRichText": "false", "ramOnly": "false", "excludedWindowClasses": "[]"]
