@@ -117,6 +117,7 @@ struct Runner {
         if !request.files.isEmpty { return copyFiles(request) }
         if request.osc52 { return copyThroughTerminal(request) }
         var representations: [Representation] = []
+        var unread: [SkippedRepresentation] = []
         do {
             if request.sources.isEmpty, let picture = try Self.pictureOperand(request.operands) {
                 representations.append(picture)
@@ -135,7 +136,11 @@ struct Runner {
                 for source in request.sources {
                     var data: [UInt8]
                     if let path = source.path, path != "-" {
-                        data = try FileSystem.readFile(path, limit: Self.maximumCopyBytes)
+                        // A file that cannot be read costs its type only: the rest is copied (status 1).
+                        do { data = try FileSystem.readFile(path, limit: Self.maximumCopyBytes) } catch {
+                            unread.append(SkippedRepresentation(source.type, "cannot read \(Self.shown(path)): \(error)"))
+                            continue
+                        }
                     } else if let text = request.text {
                         data = Array(text.utf8)
                     } else {
@@ -148,14 +153,15 @@ struct Runner {
         } catch {
             return fail("cannot read the data to copy: \(error)")
         }
-        // A type that cannot be kept (given twice, past the limit) costs only itself: the rest is copied,
-        // each one left out is named on standard error, and the status is 1.
+        // A type that cannot be kept (its file unreadable, past the limit) costs only itself: the rest is
+        // copied, each one left out is named on standard error, and the status is 1.
         for representation in representations where ConversionTable.standard.family(of: representation.type) == .image {
             if let problem = PasteboardContent.pictureProblem(representation.data) {
                 Output.error("\(programName): warning: \(representation.type.logName): \(problem): copied as given; no other picture type is made from it")
             }
         }
-        let (kept, skipped) = PasteboardItem.keeping(representations)
+        let (kept, left) = PasteboardItem.keeping(representations)
+        let skipped = unread + left
         for left in skipped { Output.error("\(programName): not copied: \(left)") }
         guard let item = kept else { return fail("nothing to copy") }
         do {

@@ -40,6 +40,34 @@ final class CopyPasteTests: DesktopTestCase {
         XCTAssertTrue(types.contains("UTF8_STRING") && types.contains("STRING"))
     }
 
+    /// A file that cannot be read costs its type only: the other types are copied, the one left out named on
+    /// standard error, status 1; a type name as long as LibreOffice's descriptor is copied and served whole.
+    /// (A type given twice is a usage error: nothing is copied.)
+    func testAFileThatCannotBeReadCostsItsTypeOnlyAndLongTypeNamesAreKept() throws {
+        let html = desktop.home + "/first.html", text = desktop.home + "/t.txt", missing = desktop.home + "/missing.rtf"
+        try "<b>first</b>".write(toFile: html, atomically: true, encoding: .utf8)
+        try "words".write(toFile: text, atomically: true, encoding: .utf8)
+        let long = #"application/x-openoffice-objectdescriptor-xml;displayname="file:///"# + String(repeating: "dir/", count: 100) + #"a.fodt""#
+        let before = try count()
+        let copied = try run(desktop.pb, ["copy", "-t", "html=\(html)", "-t", "rtf=\(missing)", "-t", "text=\(text)", "-t", "\(long)=\(text)"])
+        XCTAssertEqual(copied.status, 1, copied.stderr)
+        XCTAssertTrue(copied.stderr.hasPrefix("pb: not copied: text/rtf: cannot read \(missing): "), copied.stderr)
+        XCTAssertEqual(copied.stderr.split(separator: "\n").count, 1, copied.stderr)
+        XCTAssertEqual(try count(), before + 1, "one change")
+        XCTAssertEqual(try pb("paste", "-t", "html").text, "<b>first</b>")
+        XCTAssertEqual(try pb("paste").text, "words")
+        XCTAssertTrue(try pb("types").text.split(separator: "\n").contains { $0 == long })
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", long]).text, "words")
+
+        let twice = try run(desktop.pb, ["copy", "-t", "html=\(html)", "-t", "text/html=\(text)"])
+        XCTAssertEqual(twice.status, 64, "a usage error: \(twice.stderr)")
+        XCTAssertEqual(try count(), before + 1, "nothing copied")
+        let none = try run(desktop.pb, ["copy", "-t", "rtf=\(missing)"])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("nothing to copy"), none.stderr)
+        XCTAssertEqual(try count(), before + 1, "nothing copied")
+    }
+
     func testTargetsListsProtocolAndTextTargetsAndRTFDButNoRichTypeThatWouldWinOverTheText() throws {
         try pb("copy", input: [UInt8](unicode))
         let reply = try requestor("targets")
