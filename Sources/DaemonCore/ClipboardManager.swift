@@ -173,13 +173,18 @@ final class ClipboardManager {
         })
     }
 
+    /// The change whose left-out targets were last logged, per pasteboard.
+    private var loggedOmissions: [PasteboardName: UInt64] = [:]
+
     private func snapshotDone(_ name: PasteboardName, count: UInt64, _ outcome: Snapshotter.Outcome) {
         switch state.snapshotEnded(name, count: count, outcome) {
         case .ignore:
             return
         case .keep(let content, let takeOverAt):
-            if case .complete(_, let skipped) = outcome, !skipped.isEmpty {
-                // One line per change, naming each target left out and why (never content).
+            if case .complete(_, let skipped) = outcome, !skipped.isEmpty, loggedOmissions[name] != count {
+                // One line per change (a SAVE_TARGETS read of the same change says nothing again), naming each
+                // target left out and why (never content).
+                loggedOmissions[name] = count
                 log.info("kept \(name) without \(skipped.count) of its targets: \(skipped.summary())")
             }
             record(name, content)

@@ -159,6 +159,20 @@ final class KeepingTests: XCTestCase {
         XCTAssertTrue(h.log.contains { $0.contains("kept CLIPBOARD without 2 of its targets") }, "\(h.log)")
     }
 
+    func testAChangeReadEarlyAndSavedIsLoggedOnce() throws {
+        let h = try Harness()
+        let owner = h.owner([("UTF8_STRING", text), ("application/x-refused", [])])
+        owner.replies["application/x-refused"] = .some(nil)
+        owner.own()
+        h.settle()
+        XCTAssertEqual(h.log.filter { $0.contains("kept CLIPBOARD without") }.count, 1, "\(h.log)")
+        let c = owner.connection
+        c.convertSelection(c.atoms.clipboardManager, target: c.atoms.saveTargets, property: .none, requestor: owner.window, time: .currentTime)
+        h.settle()
+        XCTAssertTrue(h.daemonOwns(), "saved")
+        XCTAssertEqual(h.log.filter { $0.contains("kept CLIPBOARD without") }.count, 1, "one line for the one change: \(h.log)")
+    }
+
     func testAClientCopyWithATypeNoItemMayCarryKeepsTheRest() throws {
         let h = try Harness()
         // What the library never sends, written by hand: a representation named by 70,000 bytes, one named twice.
