@@ -265,9 +265,12 @@ final class Snapshotter {
                 snapshot.deadline = now + ownerTimeout
                 snapshot.consecutiveTimeouts = 0
                 if snapshot.read.isTransferring && now - snapshot.targetStarted >= transferBudget {
+                    // A drain of a value over its cap says so: that is why nothing of it is kept.
+                    var reason = "the transfer lasted longer than \(transferBudget)"
+                    if case .draining(let failure) = snapshot.read.phase { reason = "\(failure), and " + reason }
                     _ = snapshot.read.abandon("too long")
                     freshWindow(snapshot)
-                    leaveOut(snapshot, "the transfer lasted longer than \(transferBudget)", tryNext: false)
+                    leaveOut(snapshot, reason, tryNext: false)
                     next(snapshot)
                 }
             case .finished(let result):
