@@ -237,7 +237,9 @@ public final class Pasteboard {
                     throw PasteboardError.translate(error)
                 }
             }
-            return representations.isEmpty ? [] : [try item(representations)]
+            // What an owner offers is judged piece by piece, as the daemon does: a type no item may carry
+            // (past the 64th, say) costs only itself.
+            return PasteboardItem.keeping(representations).item.map { [$0] } ?? []
         }
     }
 
@@ -349,10 +351,6 @@ public final class Pasteboard {
         var services = ConversionServices.system
         services.compoundText = x ?? (try? self.x().0.x)
         return services
-    }
-
-    private func item(_ representations: [Representation]) throws(PasteboardError) -> PasteboardItem {
-        do { return try PasteboardItem(representations) } catch { throw .badReply("\(error)") }
     }
 
     private func x() throws(PasteboardError) -> (SelectionReader, Atom) {
