@@ -245,10 +245,12 @@ public final class DaemonEngine {
             client.send(.error(code: .notFound, message: "no pasteboard named \(name)"))
             return
         }
+        let count = service.count(of: name) ?? 0
         service.unwatch(name)
         manager.forget(name)
         persistentNames.remove(name)
         savePersistentNames()
+        broadcast?(.changed(pasteboard: name.rawValue, count: count, types: [], state: ChangeState.removed.rawValue, image: nil), name.rawValue)
         client.send(.ok)
     }
 

@@ -31,6 +31,8 @@ enum ChangeState: String, Sendable {
     case foreign
     /// The owner's window died or its client closed: nobody owns it.
     case empty
+    /// The named pasteboard was removed: pasteboardd no longer serves or counts it.
+    case removed
 }
 
 /// The X side of the daemon, as one facade over its parts: `Boards` (what is watched and counted),

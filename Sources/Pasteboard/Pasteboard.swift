@@ -11,7 +11,7 @@ public struct PasteboardChange: Equatable, Sendable {
     public var pasteboard: PasteboardName
     public var changeCount: UInt64
     /// `data` (new content from pasteboardd), `sensitive`, `clear`, `foreign` (another application
-    /// took it), `empty` (its owner went away).
+    /// took it), `empty` (its owner went away), `removed` (the named pasteboard was removed).
     public var state: String
     /// The types, when pasteboardd serves the content.
     public var types: [PasteboardType]
@@ -40,7 +40,7 @@ public final class Pasteboard {
     public var timeoutMilliseconds = 5000
     /// Which types exist and how they convert.
     public let table: ConversionTable
-    private let environment: [String: String]
+    let environment: [String: String]
     private var reader: SelectionReader?
     private var client: DaemonClient?
 
