@@ -71,7 +71,7 @@ _pb() {
     local selection="-p --primary -b --clipboard -P --pasteboard"
     local options
     case $command in
-        copy) options="$selection -t --type -n --trim-newline --sensitive -h --help" ;;
+        copy) options="$selection -t --type -n --trim-newline --sensitive -o --paste-once --expire --local-only -h --help" ;;
         paste) options="$selection -t --type -n --trim-newline -l --list-types --timeout -h --help" ;;
         types) options="$selection --timeout -h --help" ;;
         count|clear) options="$selection -h --help" ;;

@@ -55,6 +55,9 @@ end
 complete -c pb -n "__fish_seen_subcommand_from copy" -s t -l type -x -a '(__pb_types; __pb_type_and_file)' -d 'A representation: TYPE or TYPE=FILE'
 complete -c pb -n "__fish_seen_subcommand_from copy" -s n -l trim-newline -d 'Drop one trailing newline from standard input'
 complete -c pb -n "__fish_seen_subcommand_from copy" -l sensitive -d 'Secret content: served, never stored or logged'
+complete -c pb -n "__fish_seen_subcommand_from copy" -s o -l paste-once -d 'Serve one paste, then clear'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l expire -x -d 'Clear it SECONDS from now unless it changed meanwhile'
+complete -c pb -n "__fish_seen_subcommand_from copy" -l local-only -d 'The content never leaves this machine'
 
 complete -c pb -n "__fish_seen_subcommand_from paste" -s t -l type -x -a '(__pb_types)' -d 'The type wanted (first offered wins)'
 complete -c pb -n "__fish_seen_subcommand_from paste" -s n -l trim-newline -d 'Drop one trailing newline'

@@ -65,6 +65,11 @@ func check(_ request: ControlRequest) {
         checkName(pasteboard, "pasteboard")
         checkItems(items)
         invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
+    case .setExpiringItems(let pasteboard, let items, let options, let milliseconds):
+        checkName(pasteboard, "pasteboard")
+        checkItems(items)
+        invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
+        invariant((1...ControlLimits.maximumExpiryMilliseconds).contains(milliseconds), "an expiry of \(milliseconds) ms decoded")
     case .addItems(let pasteboard, let items):
         checkName(pasteboard, "pasteboard")
         checkItems(items)
@@ -359,6 +364,12 @@ func fuzzEncode(_ input: inout FuzzInput) {
             let pasteboard = name()
             request = .setItems(pasteboard: pasteboard, items: input.items(),
                                 options: CopyOptions(rawValue: input.u32()).intersection(.all))
+        case .setExpiringItems:
+            let pasteboard = name()
+            let milliseconds = input.u64() % (ControlLimits.maximumExpiryMilliseconds + 2)
+            valid = valid && milliseconds >= 1 && milliseconds <= ControlLimits.maximumExpiryMilliseconds
+            request = .setExpiringItems(pasteboard: pasteboard, items: input.items(),
+                                        options: CopyOptions(rawValue: input.u32()).intersection(.all), expiresAfterMilliseconds: milliseconds)
         case .addItems: request = .addItems(pasteboard: name(), items: input.items())
         case .clear: request = .clear(pasteboard: name())
         case .changeCount: request = .changeCount(pasteboard: name())

@@ -31,6 +31,10 @@ public struct CopyRequest: Equatable, Sendable {
     public var sensitive = false
     /// Serve one paste, then clear (wl-copy's --paste-once).
     public var pasteOnce = false
+    /// `--expire SECONDS`: the pasteboard is cleared this long after the copy, unless it changed meanwhile.
+    public var expiresAfterMilliseconds: UInt64?
+    /// `--local-only`: the content never leaves this machine.
+    public var localOnly = false
     /// Remove one trailing newline (`\n` or `\r\n`) from text read from standard input.
     public var trimNewline = false
     /// pbcopy: recognise RTF on standard input by its `{\rtf` header.
@@ -50,6 +54,7 @@ public struct CopyRequest: Equatable, Sendable {
 
     public static func == (a: CopyRequest, b: CopyRequest) -> Bool {
         a.pasteboard == b.pasteboard && a.sensitive == b.sensitive && a.pasteOnce == b.pasteOnce && a.trimNewline == b.trimNewline
+            && a.expiresAfterMilliseconds == b.expiresAfterMilliseconds && a.localOnly == b.localOnly
             && a.detectRichText == b.detectRichText && a.text == b.text && a.operands == b.operands && a.sources.count == b.sources.count
             && zip(a.sources, b.sources).allSatisfy { $0.type == $1.type && $0.path == $1.path }
             && a.files == b.files && a.cut == b.cut && a.osc52 == b.osc52

@@ -87,6 +87,8 @@ public enum CommandLineParser {
             .init(short: nil, long: "sensitive"),
             .init(short: "n", long: "trim-newline"),
             .init(short: "o", long: "paste-once"),
+            .init(short: nil, long: "expire", takesValue: true),
+            .init(short: nil, long: "local-only"),
             .init(short: nil, long: "files"),
             .init(short: nil, long: "cut"),
             .init(short: nil, long: "osc52"),
@@ -103,6 +105,8 @@ public enum CommandLineParser {
                 case "help": return .help("copy")
                 case "sensitive": request.sensitive = true
                 case "paste-once": request.pasteOnce = true
+                case "expire": request.expiresAfterMilliseconds = try expiry(value ?? "")
+                case "local-only": request.localOnly = true
                 case "trim-newline": request.trimNewline = true
                 case "files": files = true
                 case "cut": files = true; request.cut = true
@@ -121,8 +125,11 @@ public enum CommandLineParser {
             guard request.pasteboard == .general || request.pasteboard == .primary else {
                 throw UsageError("--osc52 copies to CLIPBOARD or PRIMARY only", command: "copy")
             }
-            guard !request.sensitive, !request.pasteOnce else {
-                throw UsageError("--osc52 cannot keep a copy out of history or serve it once: the terminal copies", command: "copy")
+            guard !request.sensitive, !request.pasteOnce, request.expiresAfterMilliseconds == nil else {
+                throw UsageError("--osc52 cannot keep a copy out of history, serve it once or make it expire: the terminal copies", command: "copy")
+            }
+            guard !request.localOnly else {
+                throw UsageError("--osc52 sends the text to the terminal, which may be on another machine: not --local-only", command: "copy")
             }
         }
         if files {
@@ -153,6 +160,20 @@ public enum CommandLineParser {
             throw UsageError("type \(source.type) given twice", command: "copy")
         }
         return .copy(request)
+    }
+
+    /// The longest `--expire`: 7 days (the control protocol's own limit).
+    public static let maximumExpirySeconds = 7 * 24 * 3600
+
+    /// `--expire SECONDS`: a number of seconds, fractions allowed, more than 0 and at most 7 days, in
+    /// milliseconds (a fraction of one rounds up).
+    static func expiry(_ text: String) throws(UsageError) -> UInt64 {
+        guard let seconds = Double(text), seconds > 0, seconds <= Double(maximumExpirySeconds),
+              text.allSatisfy({ $0.isNumber || $0 == "." }) else {
+            throw UsageError("--expire takes a number of seconds from more than 0 to \(maximumExpirySeconds) (7 days), not '\(text)'",
+                             command: "copy")
+        }
+        return max(1, UInt64((seconds * 1000).rounded(.up)))
     }
 
     /// Splits `TYPE=FILE` at the first `=` that is not a MIME parameter's (`;charset=utf-8`), so that

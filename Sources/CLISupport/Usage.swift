@@ -32,7 +32,8 @@ public enum Usage {
     public static func text(for command: String?) -> String {
         switch command {
         case "copy": return """
-            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [-n] [TEXT... | PICTURE]
+            usage: pb copy [-p|-b|-P NAME] [-t TYPE[=FILE]]... [--sensitive] [-o] [--expire SECONDS] [--local-only]
+                           [-n] [TEXT... | PICTURE]
                    pb copy [-p|-b|-P NAME] --files [--cut] PATH...
                    pb copy [-p|-b] --osc52 [-n] [TEXT...]
 
@@ -48,6 +49,9 @@ public enum Usage {
               -n, --trim-newline      drop one trailing newline from standard input
                   --sensitive         secret content: served, never stored or logged
               -o, --paste-once        serve one paste, then clear
+                  --expire SECONDS    clear it SECONDS from now (fractions allowed, at most 7 days) unless
+                                      it changed meanwhile; never written to history or kept across a restart
+                  --local-only        the content never leaves this machine (no remote clients or peers)
                   --files             offer the files at PATH... as a file manager does (to paste
                                       in Nautilus, Dolphin, Thunar, or with pb paste --files)
                   --cut               the same, as a cut: the files are moved where they are pasted

@@ -59,6 +59,10 @@ public enum ControlProtocolVersion {
 
 /// Every limit a peer's bytes are held to, besides the model's own (`PasteboardLimits`). Exceeding one is a `ControlProtocolError`, never a trap.
 public enum ControlLimits {
+    /// The longest expiry a `setExpiringItems` may ask for: 7 days (content meant to outlive that is no
+    /// expiring content; password managers clear after 10 to 45 seconds).
+    public static let maximumExpiryMilliseconds: UInt64 = 7 * 24 * 3600 * 1000
+
     /// The default largest frame body: a copy of `PasteboardLimits.maximumCopyBytes` and its framing.
     public static let defaultMaximumFrameLength = PasteboardLimits.maximumCopyBytes + (1 << 20)
     // Items, representations, type and pasteboard names: `PasteboardLimits`.

@@ -7,6 +7,10 @@ public enum ControlRequest: Hashable, Sendable {
     case hello(version: UInt8, client: String)
     /// Replace a pasteboard's content with `items`. Answer: `changeCount`.
     case setItems(pasteboard: String, items: [PasteboardItem], options: CopyOptions)
+    /// `setItems` whose content expires (UIPasteboard's `expirationDate`): `expiresAfterMilliseconds` (1 or
+    /// more) after it is served, the daemon clears the pasteboard unless it changed meanwhile. Answer:
+    /// `changeCount`.
+    case setExpiringItems(pasteboard: String, items: [PasteboardItem], options: CopyOptions, expiresAfterMilliseconds: UInt64)
     /// Append `items` to a pasteboard's content. Answer: `changeCount`.
     case addItems(pasteboard: String, items: [PasteboardItem])
     /// Empty a pasteboard. Answer: `changeCount`.
@@ -67,12 +71,14 @@ public enum ControlRequest: Hashable, Sendable {
         case watch = 0x0011
         case items = 0x0012
         case read = 0x0013
+        case setExpiringItems = 0x0014
     }
 
     public var kind: Kind {
         switch self {
         case .hello: return .hello
         case .setItems: return .setItems
+        case .setExpiringItems: return .setExpiringItems
         case .addItems: return .addItems
         case .clear: return .clear
         case .changeCount: return .changeCount
@@ -118,6 +124,11 @@ public enum ControlRequest: Hashable, Sendable {
             writer.string(pasteboard)
             items.encode(into: &writer.wire)
             writer.u32(options.rawValue)
+        case .setExpiringItems(let pasteboard, let items, let options, let milliseconds):
+            writer.string(pasteboard)
+            items.encode(into: &writer.wire)
+            writer.u32(options.rawValue)
+            writer.u64(milliseconds)
         case .addItems(let pasteboard, let items):
             writer.string(pasteboard)
             items.encode(into: &writer.wire)
@@ -146,7 +157,7 @@ public enum ControlRequest: Hashable, Sendable {
 
     private var payloadHint: Int {
         switch self {
-        case .setItems(_, let items, _), .addItems(_, let items): return items.encodedLength + 300
+        case .setItems(_, let items, _), .addItems(_, let items), .setExpiringItems(_, let items, _, _): return items.encodedLength + 300
         default: return 300
         }
     }
@@ -174,6 +185,9 @@ public enum ControlRequest: Hashable, Sendable {
         switch request {
         case .setItems(let pasteboard, let items, let options):
             return .setItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body), options: options)
+        case .setExpiringItems(let pasteboard, let items, let options, let milliseconds):
+            return .setExpiringItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body), options: options,
+                                     expiresAfterMilliseconds: milliseconds)
         case .addItems(let pasteboard, let items):
             return .addItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body))
         default:
@@ -196,16 +210,26 @@ public enum ControlRequest: Hashable, Sendable {
         case .hello:
             request = .hello(version: try fields.u8("hello.version"),
                              client: try fields.string("hello.client", maximum: ControlLimits.maximumStringLength))
-        case .setItems:
-            let pasteboard = try fields.pasteboardName("setItems.pasteboard")
-            let items = try [PasteboardItem].decode(from: &fields, field: "setItems.items", deferredAt: &placements,
+        case .setItems, .setExpiringItems:
+            let name = kind == .setItems ? "setItems" : "setExpiringItems"
+            let pasteboard = try fields.pasteboardName(name + ".pasteboard")
+            let items = try [PasteboardItem].decode(from: &fields, field: name + ".items", deferredAt: &placements,
                                                     skipped: &skipped)
-            let options = CopyOptions(rawValue: try fields.u32("setItems.options"))
+            let options = CopyOptions(rawValue: try fields.u32(name + ".options"))
             guard CopyOptions.all.isSuperset(of: options) else {
-                throw ControlProtocolError.invalidValue(field: "setItems.options",
+                throw ControlProtocolError.invalidValue(field: name + ".options",
                                                         reason: "unknown flags 0x\(String(options.subtracting(.all).rawValue, radix: 16))")
             }
-            request = .setItems(pasteboard: pasteboard, items: items, options: options)
+            if kind == .setItems {
+                request = .setItems(pasteboard: pasteboard, items: items, options: options)
+            } else {
+                let milliseconds = try fields.u64(name + ".expiresAfterMilliseconds")
+                guard (1...ControlLimits.maximumExpiryMilliseconds).contains(milliseconds) else {
+                    throw ControlProtocolError.invalidValue(field: name + ".expiresAfterMilliseconds",
+                                                            reason: "\(milliseconds) is not from 1 to \(ControlLimits.maximumExpiryMilliseconds)")
+                }
+                request = .setExpiringItems(pasteboard: pasteboard, items: items, options: options, expiresAfterMilliseconds: milliseconds)
+            }
         case .addItems:
             let pasteboard = try fields.pasteboardName("addItems.pasteboard")
             request = .addItems(pasteboard: pasteboard, items: try [PasteboardItem].decode(from: &fields, field: "addItems.items",

@@ -9,9 +9,12 @@ public struct CopyOptions: OptionSet, Hashable, Sendable {
     /// Serve the content for one paste, then clear the pasteboard (after a short quiet period, since one
     /// paste can be several requests).
     public static let pasteOnce = CopyOptions(rawValue: 1 << 1)
+    /// The content never leaves this machine (UIPasteboard's `localOnly`): not served through the remote
+    /// socket nor to peer daemons.
+    public static let localOnly = CopyOptions(rawValue: 1 << 2)
 
     /// Every flag this version defines; others are refused when decoding.
-    public static let all: CopyOptions = [.sensitive, .pasteOnce]
+    public static let all: CopyOptions = [.sensitive, .pasteOnce, .localOnly]
 }
 
 /// Why a request failed. Unknown codes from a newer daemon are kept as they are; treat them like `internal`.

@@ -14,6 +14,9 @@ struct Board {
     /// Paste-once content: cleared after the first paste's requests go quiet.
     var pasteOnce = false
     var pasteOnceDeadline: MonotonicInstant?
+    /// Expiring content (`pb copy --expire`): when to clear it, and the count it was served at — it is
+    /// cleared only if the pasteboard did not change meanwhile.
+    var expiry: (deadline: MonotonicInstant, count: UInt64)?
 }
 
 /// The pasteboards the daemon watches, by selection atom and by name, with their counts: published on the

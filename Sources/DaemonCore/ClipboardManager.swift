@@ -256,10 +256,12 @@ final class ClipboardManager {
         }
     }
 
-    /// The daemon took `name` with new content (pb copy, the library).
+    /// The daemon took `name` with new content (pb copy, the library). Secret or expiring content is kept
+    /// nowhere but in what is served: an older archive of the pasteboard is removed, so that a restart does
+    /// not bring back what came before it either.
     func daemonOwned(_ name: PasteboardName, content: PasteboardContent, count: UInt64) {
         state.daemonOwned(name, count: count, content: content)
-        if content.isSensitive {
+        if content.isKeptOnlyWhileServed {
             if name == .general || persistent.contains(name), let path = archivePath(for: name) {
                 writer.submit(.remove(path: path))
             }
@@ -276,7 +278,7 @@ final class ClipboardManager {
     /// kept content is written once: when the history holds it on disk, the archive is a hard link to the
     /// history entry's file (a 10 MiB copy costs one encode-free write and one fsync, not two of each).
     private func record(_ name: PasteboardName, _ content: PasteboardContent) {
-        guard !content.isSensitive, !paused else { return }
+        guard !content.isKeptOnlyWhileServed, !paused else { return }
         let onDisk = content.byteCount <= Self.maximumPersistedBytes
         let time = WallClock.now
         let count = service.count(of: name) ?? 0

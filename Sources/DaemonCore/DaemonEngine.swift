@@ -118,9 +118,10 @@ public final class DaemonEngine {
         switch request {
         case .hello(let version, _): hello(version: version, client)
         case .setItems(let pasteboard, let items, let options):
-            write(pasteboard, items: items, sensitive: options.contains(.sensitive), pasteOnce: options.contains(.pasteOnce),
-                  appending: false, client)
-        case .addItems(let pasteboard, let items): write(pasteboard, items: items, sensitive: false, pasteOnce: false, appending: true, client)
+            write(pasteboard, items: items, options: options, expiresAfter: nil, appending: false, client)
+        case .setExpiringItems(let pasteboard, let items, let options, let milliseconds):
+            write(pasteboard, items: items, options: options, expiresAfter: .milliseconds(Int64(milliseconds)), appending: false, client)
+        case .addItems(let pasteboard, let items): write(pasteboard, items: items, options: [], expiresAfter: nil, appending: true, client)
         case .items(let pasteboard): items(pasteboard, client)
         case .read(let pasteboard, let types, let display): read(pasteboard, types: types, display: display, client)
         case .watch(let pasteboards): watch(pasteboards, client)
@@ -152,26 +153,36 @@ public final class DaemonEngine {
 
     /// Sets (or, `appending`, adds to) the content of a pasteboard, watching it first if it is new, and
     /// answers with the new count. Adding to a pasteboard another application owns starts from its items as
-    /// pasteboardd holds them: none yet, so the added items become the content.
-    private func write(_ raw: String, items: [PasteboardItem], sensitive: Bool, pasteOnce: Bool, appending: Bool, _ client: Client) {
+    /// pasteboardd holds them: none yet, so the added items become the content. Content that `expiresAfter`
+    /// is cleared then, unless the pasteboard changed meanwhile (`SelectionService.own`).
+    private func write(_ raw: String, items: [PasteboardItem], options: CopyOptions, expiresAfter: Duration?, appending: Bool,
+                       _ client: Client) {
         guard let name = watchedName(raw, client) else { return }
-        var content = PasteboardContent(items: items, isSensitive: sensitive)
-        if sensitive, !content.items.isEmpty, !content.types.contains(PasteboardType(SnapshotPolicy.passwordManagerHint)) {
-            // Tell other clipboard managers (Klipper, CopyQ) to keep it out of their history too.
-            let first = content.items[0]
-            if let marked = try? PasteboardItem(first.representations + [Representation(type: PasteboardType(SnapshotPolicy.passwordManagerHint),
-                                                                                        data: Array("secret".utf8))]) {
-                content.items[0] = marked
-            }
-        }
+        var content = PasteboardContent(items: items, isSensitive: options.contains(.sensitive), isTransient: expiresAfter != nil,
+                                        isLocalOnly: options.contains(.localOnly))
+        // Tell other clipboard managers (Klipper, CopyQ) to keep it out of their history too: KDE's hint for
+        // secrets, nspasteboard.org's transient marker for content that expires.
+        if content.isSensitive { mark(&content, PasteboardType(SnapshotPolicy.passwordManagerHint), Array("secret".utf8)) }
+        if content.isTransient { mark(&content, PasteboardType(SnapshotPolicy.transientMarker), []) }
         if appending, let current = service.content(of: name) {
-            content = PasteboardContent(items: current.items + content.items, isSensitive: current.isSensitive)
+            var joined = current
+            joined.items += content.items
+            content = joined
         }
         guard content.items.count <= PasteboardLimits.maximumItems else {
             client.send(.error(code: .tooLarge, message: "a pasteboard holds at most \(PasteboardLimits.maximumItems) items"))
             return
         }
-        service.own(name, content: content, pasteOnce: pasteOnce) { client.send(Self.response($0, name)) }
+        service.own(name, content: content, pasteOnce: options.contains(.pasteOnce), expiresAfter: expiresAfter) {
+            client.send(Self.response($0, name))
+        }
+    }
+
+    /// Adds a marker target to the content's first item, unless some item offers it already (or the item is full).
+    private func mark(_ content: inout PasteboardContent, _ marker: PasteboardType, _ value: [UInt8]) {
+        guard !content.items.isEmpty, !content.types.contains(marker),
+              let marked = try? PasteboardItem(content.items[0].representations + [Representation(type: marker, data: value)]) else { return }
+        content.items[0] = marked
     }
 
     private func items(_ raw: String, _ client: Client) {

@@ -109,10 +109,13 @@ final class SelectionService {
     /// daemon as owner, so that a client told "done" can paste at once. `silent` re-serves content the
     /// daemon already had (a takeover, a restore): not a new change. `at` claims the selection as of that
     /// server time (a takeover: the vanished owner's time) instead of asking the server for the current one.
+    ///
+    /// Content that `expiresAfter` is cleared that long after it is served (+1, watchers told `clear`), but
+    /// only if the pasteboard did not change meanwhile.
     func own(_ name: PasteboardName, content: PasteboardContent, silent: Bool = false, pasteOnce: Bool = false,
-             at time: Timestamp? = nil, completion: @escaping Completion) {
+             expiresAfter: Duration? = nil, at time: Timestamp? = nil, completion: @escaping Completion) {
         guard let selection = boards.selection(of: name) else { return completion(.failure(.notWatched(name))) }
-        let change = OwnershipChanges.Request.own(selection, content, silent: silent, pasteOnce: pasteOnce, completion)
+        let change = OwnershipChanges.Request.own(selection, content, silent: silent, pasteOnce: pasteOnce, expiresAfter: expiresAfter, completion)
         if let time {
             ownershipChanged(ownership.carryOut(change, at: time), time: time)
         } else {
@@ -149,12 +152,13 @@ final class SelectionService {
         switch change {
         case .acquired(let completion, let time):
             completion(time)
-        case .owned(let selection, let content, let silent, let pasteOnce, let completion):
+        case .owned(let selection, let content, let silent, let pasteOnce, let expiresAfter, let completion):
             guard var board = boards[selection] else { return }
             if let old = board.served { server.contentEnded(old) }
             board.served = ServedContent(content: content, acquiredAt: time, table: table, intern: x.intern)
             board.pasteOnce = pasteOnce
             board.pasteOnceDeadline = nil
+            board.expiry = nil
             if silent {
                 board.counter.recordSilentOwnChange(ownerIsUs: true, time: time)
                 boards[selection] = board
@@ -163,9 +167,11 @@ final class SelectionService {
                 return
             }
             let count = board.counter.recordOwnChange(ownerIsUs: true, time: time)
+            if let expiresAfter { board.expiry = (clock.now() + expiresAfter, count) }
             boards[selection] = board
             boards.publish(selection)
-            log.info("took \(board.name) (count \(count), \(content.items.count) items, \(content.types.count) types, \(content.byteCount) bytes)")
+            log.info("took \(board.name) (count \(count), \(content.items.count) items, \(content.types.count) types, \(content.byteCount) bytes"
+                     + (expiresAfter.map { ", expires in \($0)" } ?? "") + ")")
             // The client is answered first: keeping the content (history, archive) can take a while for
             // large copies and the copy is already served.
             completion(.success(count))
@@ -280,12 +286,21 @@ final class SelectionService {
 
     /// The earliest deadline (an INCR transfer's, a paste-once clear, a conversion's), for the loop's poll.
     var nextDeadline: MonotonicInstant? {
-        ([transfers.nextDeadline, server.nextDeadline] + boards.bySelection.values.map(\.pasteOnceDeadline)).compactMap { $0 }.min()
+        ([transfers.nextDeadline, server.nextDeadline] + boards.bySelection.values.flatMap { [$0.pasteOnceDeadline, $0.expiry?.deadline] })
+            .compactMap { $0 }.min()
     }
 
-    /// Clears paste-once content that was pasted, drops idle transfers, refuses requests whose conversion
-    /// outlived its limit.
+    /// Clears paste-once content that was pasted and expiring content whose time came (if the pasteboard did
+    /// not change since), drops idle transfers, refuses requests whose conversion outlived its limit.
     func expire(now: MonotonicInstant) {
+        for board in boards.bySelection.values {
+            guard let expiry = board.expiry, expiry.deadline <= now else { continue }
+            boards[board.selection]?.expiry = nil
+            // Only the content that was set to expire: a change since (another copy, a clear) is left alone.
+            guard board.served != nil, board.counter.count == expiry.count else { continue }
+            log.info("\(board.name)'s content expired: clearing it")
+            clear(board.name) { _ in }
+        }
         for board in boards.bySelection.values where board.pasteOnceDeadline.map({ $0 <= now }) == true {
             boards[board.selection]?.pasteOnceDeadline = nil
             boards[board.selection]?.pasteOnce = false
@@ -319,7 +334,7 @@ final class SelectionService {
 final class OwnershipChanges {
     enum Request {
         /// Take a pasteboard; `silent` re-serves content the daemon already had (no new change).
-        case own(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, SelectionService.Completion)
+        case own(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, expiresAfter: Duration?, SelectionService.Completion)
         case clear(Atom, SelectionService.Completion)
         /// Take a selection that is not a pasteboard (CLIPBOARD_MANAGER); nil time if it failed.
         case acquire(Atom, (Timestamp?) -> Void)
@@ -327,7 +342,7 @@ final class OwnershipChanges {
 
     /// What a request came to once carried out.
     enum Outcome {
-        case owned(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, SelectionService.Completion)
+        case owned(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, expiresAfter: Duration?, SelectionService.Completion)
         /// The server did not make the daemon the owner (a later time won, or the connection is gone).
         case lost(Atom, SelectionService.Completion)
         case cleared(Atom, SelectionService.Completion)
@@ -366,10 +381,10 @@ final class OwnershipChanges {
         case .acquire(let selection, let completion):
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             return .acquired(completion, x.selectionOwner(selection) == ownerWindow ? time : nil)
-        case .own(let selection, let content, let silent, let pasteOnce, let completion):
+        case .own(let selection, let content, let silent, let pasteOnce, let expiresAfter, let completion):
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             guard x.selectionOwner(selection) == ownerWindow else { return .lost(selection, completion) }
-            return .owned(selection, content, silent: silent, pasteOnce: pasteOnce, completion)
+            return .owned(selection, content, silent: silent, pasteOnce: pasteOnce, expiresAfter: expiresAfter, completion)
         case .clear(let selection, let completion):
             x.setSelectionOwner(selection, owner: .none, time: time)
             return .cleared(selection, completion)

@@ -19,6 +19,29 @@ public struct PasteboardChange: Equatable, Sendable {
     public var image: ImageSummary? = nil
 }
 
+/// How content written with `setItems(_:options:)` may be kept and served (UIPasteboard's `OptionsKey`s).
+public struct PasteboardOptions: Equatable, Sendable {
+    /// The pasteboard is cleared this long after the write (UIPasteboard's `expirationDate`), unless it
+    /// changed meanwhile; expiring content is never written to history or kept across a restart, and is
+    /// offered with `org.nspasteboard.TransientType` so other clipboard managers do not record it either.
+    /// From 1 ms to 7 days.
+    public var expiresAfter: Duration?
+    /// The content never leaves this machine (UIPasteboard's `localOnly`): not through the remote socket
+    /// nor to peer daemons.
+    public var localOnly: Bool
+    /// Passwords and the like: served but never stored, logged or restored, and marked for other managers.
+    public var sensitive: Bool
+    /// Serve one paste, then clear.
+    public var pasteOnce: Bool
+
+    public init(expiresAfter: Duration? = nil, localOnly: Bool = false, sensitive: Bool = false, pasteOnce: Bool = false) {
+        self.expiresAfter = expiresAfter
+        self.localOnly = localOnly
+        self.sensitive = sensitive
+        self.pasteOnce = pasteOnce
+    }
+}
+
 /// A pasteboard: the general one (CLIPBOARD), primary (PRIMARY), or a named one (the X selection of
 /// that name), in the spirit of UIPasteboard and NSPasteboard.
 ///
@@ -105,15 +128,33 @@ public final class Pasteboard {
 
     // MARK: - Writing
 
-    /// Replaces the content with `items`: one change, whatever the number of items and types.
-    /// `sensitive` content is served but never stored, logged or restored; `pasteOnce` content is cleared
-    /// after its first paste.
+    /// Replaces the content with `items` (UIPasteboard's `setItems(_:options:)`): one change, whatever the
+    /// number of items and types; returns the new count. Throws `.refused` for an expiry outside 1 ms to 7 days.
+    @discardableResult
+    public func setItems(_ items: [PasteboardItem], options: PasteboardOptions) throws(PasteboardError) -> UInt64 {
+        var flags: CopyOptions = []
+        if options.sensitive { flags.insert(.sensitive) }
+        if options.pasteOnce { flags.insert(.pasteOnce) }
+        if options.localOnly { flags.insert(.localOnly) }
+        let message: ControlRequest
+        if let expiry = options.expiresAfter {
+            let (seconds, attoseconds) = expiry.components
+            let milliseconds = seconds < 0 ? -1 : seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            guard milliseconds >= 1, UInt64(milliseconds) <= ControlLimits.maximumExpiryMilliseconds else {
+                throw .refused("an expiry is from 1 ms to 7 days, not \(expiry)")
+            }
+            message = .setExpiringItems(pasteboard: name.rawValue, items: items, options: flags, expiresAfterMilliseconds: UInt64(milliseconds))
+        } else {
+            message = .setItems(pasteboard: name.rawValue, items: items, options: flags)
+        }
+        return try countFrom(request(message, timeoutMilliseconds: 30_000))
+    }
+
+    /// Replaces the content with `items`: one change. `sensitive` content is served but never stored, logged
+    /// or restored; `pasteOnce` content is cleared after its first paste (`setItems(_:options:)` says more).
     @discardableResult
     public func setItems(_ items: [PasteboardItem], sensitive: Bool = false, pasteOnce: Bool = false) throws(PasteboardError) -> UInt64 {
-        var options: CopyOptions = []
-        if sensitive { options.insert(.sensitive) }
-        if pasteOnce { options.insert(.pasteOnce) }
-        return try countFrom(request(.setItems(pasteboard: name.rawValue, items: items, options: options), timeoutMilliseconds: 30_000))
+        try setItems(items, options: PasteboardOptions(sensitive: sensitive, pasteOnce: pasteOnce))
     }
 
     /// Appends `items` to the content pasteboardd holds: one change per call.

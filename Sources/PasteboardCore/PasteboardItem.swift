@@ -64,7 +64,7 @@ public enum PasteboardItemError: Error, Equatable, Sendable, CustomStringConvert
     }
 }
 
-/// What a pasteboard holds: items, and whether the content is secret.
+/// What a pasteboard holds: items, and how the content may be kept.
 ///
 /// X peers see one selection: the union of the items' types, where the first item that has a type
 /// provides it; `text/uri-list` is the exception and joins the URIs of every item.
@@ -72,11 +72,21 @@ public struct PasteboardContent: Equatable, Sendable {
     public var items: [PasteboardItem]
     /// Secret content is served while owned and never stored, logged or restored.
     public var isSensitive: Bool
+    /// Content that expires (`pb copy --expire`): served until then, never written to history or to the
+    /// disk, so it is not kept across a restart.
+    public var isTransient: Bool
+    /// Content that never leaves this machine (`pb copy --local-only`): not served to remote clients or peers.
+    public var isLocalOnly: Bool
 
-    public init(items: [PasteboardItem], isSensitive: Bool = false) {
+    public init(items: [PasteboardItem], isSensitive: Bool = false, isTransient: Bool = false, isLocalOnly: Bool = false) {
         self.items = items
         self.isSensitive = isSensitive
+        self.isTransient = isTransient
+        self.isLocalOnly = isLocalOnly
     }
+
+    /// Content that is kept only while it is served: secret or expiring.
+    public var isKeptOnlyWhileServed: Bool { isSensitive || isTransient }
 
     /// The union of the items' types, in order of first appearance.
     public var types: [PasteboardType] {

@@ -39,8 +39,10 @@ public struct SnapshotPolicy: Equatable, Sendable {
 
     /// Targets whose presence alone marks the content secret (nspasteboard.org's conventions).
     public static let concealedMarkers: Set<String> = [
-        "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType", "application/x-nspasteboard-concealed-type",
+        "org.nspasteboard.ConcealedType", Self.transientMarker, "application/x-nspasteboard-concealed-type",
     ]
+    /// nspasteboard.org's marker of content that will be removed soon: clipboard managers do not record it.
+    public static let transientMarker = "org.nspasteboard.TransientType"
     /// KDE's hint, whose value says whether the content is secret (`isSecretHint`).
     public static let passwordManagerHint = "x-kde-passwordManagerHint"
     /// Every marker by which password managers ask clipboard managers to keep their content out of history.

@@ -23,7 +23,7 @@ extension Runner {
         do {
             let list = try FileList(action: request.cut ? .cut : .copy, paths: paths)
             let item = try PasteboardItem(list.representations)
-            try board(request.pasteboard).setItems([item], sensitive: request.sensitive, pasteOnce: request.pasteOnce)
+            try board(request.pasteboard).setItems([item], options: request.options)
             return .success
         } catch {
             return fail("\(error)")

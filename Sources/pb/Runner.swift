@@ -165,7 +165,7 @@ struct Runner {
         for left in skipped { Output.error("\(programName): not copied: \(left)") }
         guard let item = kept else { return fail("nothing to copy") }
         do {
-            try board(request.pasteboard).setItems([item], sensitive: request.sensitive, pasteOnce: request.pasteOnce)
+            try board(request.pasteboard).setItems([item], options: request.options)
             return skipped.isEmpty ? .success : .failure
         } catch PasteboardError.daemonNotRunning(let why) {
             // Over SSH: no daemon, no display, but the terminal in front of the user can copy text.
@@ -193,5 +193,13 @@ struct Runner {
         } catch {
             return fail("\(error)")
         }
+    }
+}
+
+extension CopyRequest {
+    /// What the library is asked to do with the copy.
+    var options: PasteboardOptions {
+        PasteboardOptions(expiresAfter: expiresAfterMilliseconds.map { .milliseconds(Int64($0)) }, localOnly: localOnly,
+                          sensitive: sensitive, pasteOnce: pasteOnce)
     }
 }

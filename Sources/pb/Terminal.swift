@@ -33,6 +33,7 @@ extension Runner {
     /// (the daemon's absence is the caller's finding), a terminal to ask, and nothing OSC 52 cannot carry.
     func terminalTakes(_ request: CopyRequest) -> Bool {
         (Environment.value("DISPLAY") ?? "").isEmpty && (request.pasteboard == .general || request.pasteboard == .primary)
-            && !request.sensitive && !request.pasteOnce && TerminalClipboard.isAvailable
+            && !request.sensitive && !request.pasteOnce && request.expiresAfterMilliseconds == nil && !request.localOnly
+            && TerminalClipboard.isAvailable
     }
 }

@@ -473,5 +473,25 @@ final class TerminalCopyCommandTests: XCTestCase {
         assertUsageError(["copy", "--osc52", "-P", "_MINE"], mentions: ["CLIPBOARD or PRIMARY"])
         assertUsageError(["copy", "--osc52", "--sensitive"], mentions: ["the terminal copies"])
         assertUsageError(["copy", "--osc52", "--paste-once"], mentions: ["the terminal copies"])
+        assertUsageError(["copy", "--osc52", "--expire", "5"], mentions: ["make it expire"])
+        assertUsageError(["copy", "--osc52", "--local-only"], mentions: ["another machine"])
+    }
+
+    func expiring(_ arguments: [String]) throws -> CopyRequest {
+        guard case .copy(let request) = try parse(["copy"] + arguments) else { throw UsageError("not a copy", command: "copy") }
+        return request
+    }
+
+    func testExpiryIsSecondsWithFractionsFromMoreThanZeroToSevenDays() throws {
+        XCTAssertEqual(try expiring(["--expire", "45"]).expiresAfterMilliseconds, 45_000)
+        XCTAssertEqual(try expiring(["--expire", "0.25"]).expiresAfterMilliseconds, 250)
+        XCTAssertEqual(try expiring(["--expire", "0.0001"]).expiresAfterMilliseconds, 1, "a fraction of a millisecond rounds up")
+        XCTAssertEqual(try expiring(["--expire=604800"]).expiresAfterMilliseconds, 604_800_000)
+        XCTAssertNil(try expiring([]).expiresAfterMilliseconds)
+        for bad in ["0", "-1", "604801", "abc", "", "nan", "inf", "1e3", " 5", "0x10"] {
+            assertUsageError(["copy", "--expire", bad], mentions: ["--expire takes a number of seconds"])
+        }
+        XCTAssertTrue(try expiring(["--local-only"]).localOnly)
+        XCTAssertFalse(try expiring([]).localOnly)
     }
 }

@@ -126,6 +126,15 @@ final class MalformedInputTests: XCTestCase {
                            .invalidValue(field: "setItems.items[0]", reason: "an item needs at least one representation"))
     }
 
+    func testAnExpiryOutsideOneMillisecondToSevenDaysIsRefused() throws {
+        for milliseconds: UInt64 in [0, ControlLimits.maximumExpiryMilliseconds + 1, .max] {
+            let body = Array(ControlRequest.setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: milliseconds)
+                .encode().dropFirst(4))
+            assertRequestError(body, .invalidValue(field: "setExpiringItems.expiresAfterMilliseconds",
+                                                   reason: "\(milliseconds) is not from 1 to \(ControlLimits.maximumExpiryMilliseconds)"))
+        }
+    }
+
     func testRandomCorruptionNeverTraps() throws {
         var random = SeededGenerator(seed: 2024)   // fixed: the same cases on every run
         let samples = try sampleRequests().map { body(of: $0.encode()) }

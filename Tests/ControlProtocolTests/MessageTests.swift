@@ -24,6 +24,8 @@ func sampleRequests() throws -> [ControlRequest] {
             .hello(version: 1, client: "pb 0.1"),
             .setItems(pasteboard: "general", items: [text, binary], options: .sensitive),
             .setItems(pasteboard: "primary", items: [], options: []),
+            .setItems(pasteboard: "general", items: [text], options: [.localOnly, .pasteOnce]),
+            .setExpiringItems(pasteboard: "general", items: [text], options: .sensitive, expiresAfterMilliseconds: 45_000),
             .addItems(pasteboard: "find", items: [binary]),
             .clear(pasteboard: "general"),
             .changeCount(pasteboard: "primary"),

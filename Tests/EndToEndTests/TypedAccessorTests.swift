@@ -3,7 +3,7 @@ import Pasteboard
 import TestSupport
 import XCTest
 
-/// UIPasteboard's and NSPasteboard's typed accessors through the library, against pasteboardd and real X
+/// UIPasteboard's and NSPasteboard's typed accessors and expiry through the library, against pasteboardd and real X
 /// owners and readers (xclip, pb copy --files): strings, URLs, pictures, the cheap has… checks, unique
 /// named pasteboards (X selections: docs/selections.md and PasteboardModelTests) and their removal.
 final class TypedAccessorTests: DesktopTestCase {
@@ -95,6 +95,35 @@ final class TypedAccessorTests: DesktopTestCase {
         XCTAssertEqual(try general.itemSet(withTypes: [.utf8PlainText]), [0, 1])
         XCTAssertEqual(try general.itemSet(withTypes: [.png]), [])
         XCTAssertEqual(try general.data(forType: .html, inItemSet: try general.itemSet(withTypes: [.html])), [Array("<b>rich</b>".utf8)])
+    }
+
+    /// `pb copy --expire` and `PasteboardOptions(expiresAfter:)`: cleared at the time (+1), unless the
+    /// pasteboard changed meanwhile; offered with the transient marker; never in history.
+    func testExpiringContentIsClearedAtItsTimeUnlessThePasteboardChanged() throws {
+        let general = board()
+        let before = try general.changeCount
+        try pb("copy", "--expire", "0.4", input: Array("hunter2".utf8))
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "hunter2")
+        XCTAssertTrue(try pb("types").text.split(separator: "\n").contains("org.nspasteboard.TransientType"))
+        try waitUntil(10, "the expiring copy is cleared") { try run(desktop.pb, ["paste"]).status == 2 }
+        XCTAssertEqual(try general.changeCount, before + 2, "the copy and its clearing")
+        XCTAssertFalse(try pb("history").text.contains("hunter2"), "never in history")
+
+        // A copy made meanwhile is not cleared: a named pasteboard expiring later shows the time has passed.
+        try general.setItems([PasteboardItem([(.utf8PlainText, Array("first".utf8))])],
+                             options: PasteboardOptions(expiresAfter: .milliseconds(300)))
+        try general.setString("second")
+        let marker = try Pasteboard.withUniqueName(environment: desktop.environment)
+        defer { try? marker.remove() }
+        try marker.setItems([PasteboardItem([(.utf8PlainText, Array("marker".utf8))])], options: PasteboardOptions(expiresAfter: .milliseconds(600)))
+        try waitUntil(10, "the later expiry came") { try run(desktop.pb, ["paste", "-P", marker.name.rawValue]).status == 2 }
+        XCTAssertEqual(try general.string, "second", "the newer copy stays")
+
+        for bad in ["0", "-2", "604801", "soon"] {
+            XCTAssertEqual(try run(desktop.pb, ["copy", "--expire", bad], input: Array("x".utf8)).status, 64, bad)
+        }
+        XCTAssertThrowsError(try general.setItems([], options: PasteboardOptions(expiresAfter: .zero)))
+        XCTAssertThrowsError(try general.setItems([], options: PasteboardOptions(expiresAfter: .seconds(8 * 24 * 3600))))
     }
 
     func testAUniquelyNamedPasteboardIsAnXSelectionUntilRemovedAndItsWatchersHearIt() throws {
