@@ -59,7 +59,7 @@ let package = Package(
         /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket and X.
         .target(
             name: "Pasteboard",
-            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs"]
+            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs", "Images"]
         ),
 
         // MARK: - Service
