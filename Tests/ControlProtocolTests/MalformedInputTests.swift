@@ -126,6 +126,37 @@ final class MalformedInputTests: XCTestCase {
                            .invalidValue(field: "setItems.items[0]", reason: "an item needs at least one representation"))
     }
 
+    /// Large data is taken from the body in place (deferred while decoding): a representation left out
+    /// beside or between large ones must not shift any other's data.
+    func testLeftOutRepresentationsBesideLargeDataKeepEveryOtherDataWhereItBelongs() throws {
+        let big = [UInt8](repeating: 0xB1, count: ControlRequest.inPlaceThreshold + 7)
+        let bigger = [UInt8](repeating: 0xB2, count: ControlRequest.inPlaceThreshold + 9)
+        let huge = String(repeating: "n", count: PasteboardLimits.maximumTypeNameLength + 1)
+        func frame(_ items: [[(String, [UInt8])]]) -> [UInt8] {
+            var body = [1, 0x02, 0x00] + string("general") + u32(UInt32(items.count))
+            for item in items {
+                body += u32(UInt32(item.count))
+                for (type, data) in item { body += string(type) + u32(UInt32(data.count)) + data }
+            }
+            return body + u32(0)
+        }
+        let cases: [([[(String, [UInt8])]], [[(String, [UInt8])]], Int)] = [
+            // (sent, kept, how many left out)
+            ([[("a", big), ("a", bigger), ("b", [1])]], [[("a", big), ("b", [1])]], 1),
+            ([[(huge, big), ("b", bigger)]], [[("b", bigger)]], 1),
+            ([[(huge, big)], [("c", bigger), ("c", big)], [("d", [2]), ("e", big)]], [[("c", bigger)], [("d", [2]), ("e", big)]], 2),
+            ([[("x", [3]), ("y", big)]], [[("x", [3]), ("y", big)]], 0),
+        ]
+        for (sent, kept, left) in cases {
+            var skipped: [SkippedRepresentation] = []
+            let request = try ControlRequest.decode(body: frame(sent), skipped: &skipped)
+            guard case .setItems(_, let items, _) = request else { return XCTFail("\(request)") }
+            XCTAssertEqual(items.map { $0.representations.map(\.type.rawValue) }, kept.map { $0.map(\.0) })
+            XCTAssertEqual(items.map { $0.representations.map(\.data) }, kept.map { $0.map(\.1) }, "every data where it belongs")
+            XCTAssertEqual(skipped.count, left)
+        }
+    }
+
     func testAnExpiryOutsideOneMillisecondToSevenDaysIsRefused() throws {
         for milliseconds: UInt64 in [0, ControlLimits.maximumExpiryMilliseconds + 1, .max] {
             let body = Array(ControlRequest.setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: milliseconds)
