@@ -137,7 +137,8 @@ func typed<T>(_ decode: () throws -> T) -> T? {
 func checkBody(_ body: [UInt8]) {
     var skipped: [SkippedRepresentation] = []
     let request = typed { try ControlRequest.decode(body: body, skipped: &skipped) }
-    let response = typed { try ControlResponse.decode(body: body) }
+    var responseSkipped: [SkippedRepresentation] = []
+    let response = typed { try ControlResponse.decode(body: body, skipped: &responseSkipped) }
     invariant(request == nil || response == nil, "one body decodes as both a request and a response")
     if let request {
         check(request)
@@ -161,6 +162,13 @@ func checkBody(_ body: [UInt8]) {
     if let response {
         check(response)
         let frame = response.encode()
+        if !responseSkipped.isEmpty {
+            invariant(responseSkipped.allSatisfy { !$0.reason.isEmpty }, "a representation left out without a reason")
+            var again: [SkippedRepresentation] = []
+            let kept = typed { try ControlResponse.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)), skipped: &again) }
+            invariant(kept == response && again.isEmpty, "what was kept of response \(response.kind) does not decode to itself")
+            return
+        }
         invariant(frame == FrameEncoder.frame(body), "response \(response.kind) re-encodes to different bytes")
         invariant(Array(response.encodeSegments().joined()) == frame, "response \(response.kind) segments differ from encode()")
         do {

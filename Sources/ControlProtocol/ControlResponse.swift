@@ -128,6 +128,13 @@ public enum ControlResponse: Hashable, Sendable {
     /// Decodes a frame body (what `FrameDecoder.nextFrame()` returned).
     /// Throws `ControlProtocolError` for a wrong version, an unknown kind, or malformed fields.
     public static func decode(body: [UInt8]) throws -> ControlResponse {
+        var skipped: [SkippedRepresentation] = []
+        return try decode(body: body, skipped: &skipped)
+    }
+
+    /// Decodes a frame body as `decode(body:)`; of the items an `items` answer carries, what can be kept is
+    /// (`PasteboardItem.keeping`'s rules), and what was left out is added to `skipped`.
+    public static func decode(body: [UInt8], skipped: inout [SkippedRepresentation]) throws -> ControlResponse {
         let text = ControlLimits.maximumStringLength
         let reader = try MessageReader(body: body)
         guard let kind = Kind(rawValue: reader.kind) else {
@@ -172,7 +179,8 @@ public enum ControlResponse: Hashable, Sendable {
                              preview: try reader.string("history[\(index)].preview", maximum: text))
             })
         case .items:
-            response = .items(try [PasteboardItem].decode(from: &fields, field: "items"))
+            var deferred: [(item: Int, representation: Int)] = []
+            response = .items(try [PasteboardItem].decode(from: &fields, field: "items", deferredAt: &deferred, skipped: &skipped))
         case .changed:
             response = .changed(pasteboard: try fields.pasteboardName("changed.pasteboard"),
                                 count: try fields.u64("changed.count"),
