@@ -139,7 +139,8 @@ clean:
 
 .PHONY: deb
 
-VERSION := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PasteboardCore/PasteboardVersion.swift)
+# The version, written in one place: VERSION (the programs get it through Plugins/VersionStamp).
+VERSION := $(shell cat $(CURDIR)/VERSION)
 
 # make does not expand ~: PREFIX=~/.local works however the shell passed it.
 prefix = $(patsubst ~%,$(HOME)%,$(PREFIX))

@@ -383,14 +383,11 @@ final class InstallTests: XCTestCase {
         throw XCTSkip(SkipLog.record(self.name, "\(name) is not installed (Debian package \(package))"))
     }
 
-    /// The version in Sources/PasteboardCore/PasteboardVersion.swift.
+    /// The version in VERSION, the one place it is written.
     static func version() throws -> String {
-        let source = try String(contentsOfFile: root + "/Sources/PasteboardCore/PasteboardVersion.swift", encoding: .utf8)
-        guard let line = source.split(separator: "\n").first(where: { $0.contains("static let string") }),
-              let version = line.split(separator: "\"").dropFirst().first else {
-            throw InstallTestError("no version in PasteboardVersion.swift")
-        }
-        return String(version)
+        let version = try String(contentsOfFile: root + "/VERSION", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !version.isEmpty else { throw InstallTestError("VERSION is empty") }
+        return version
     }
 
     /// Long options (`--name`) in a help text.
