@@ -27,13 +27,14 @@ RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # TurboJPEG, libwebp, libtiff, giflib: the types of the functions CImageShims opens on first use); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
 BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
-# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); python3-pil decodes the
+# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); lintian checks the .deb
+# (InstallTests: 129 packages, mostly Perl's, 35 s to fetch and install); python3-pil decodes the
 # pictures the daemon serves. The second line: the menus `pb history pick` is tested with (rofi, dmenu from
 # suckless-tools, fzf), xdotool, which types into them, and xterm, the terminal `pb copy --osc52` copies
 # through: 7 packages, 2.6 MB to fetch, 7.5 MB installed, 14 s to install. The last line: the applications
 # RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
 # and install (docs/testing.md).
-TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil \
+TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm \
 	chromium firefox-esr libreoffice-writer python3-uno
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick
@@ -105,7 +106,7 @@ run: deps-run release
 	fi
 
 # Every test: pure unit tests and the end-to-end suites against real Xvfb servers and peers.
-test: deps-test
+test: deps-test deps-deb
 	/usr/bin/python3 Tests/Tools/check-imports.py
 	$(SWIFT) build --build-tests
 	@# Parallel XCTest prints no summary of its own and reports skipped tests as passed: the summary counts
