@@ -259,7 +259,8 @@ final class InstallTests: XCTestCase {
 
         // Control: name, version, Depends naming exactly the packages of the libraries the programs link
         // (readelf's NEEDED entries, found with dpkg -S): libX11, libXfixes, and for the static Swift runtime
-        // libgcc_s, libm and libc (libstdc++ is linked in statically: link/libstdc++.so); Recommends naming the
+        // libgcc_s, libm and libc (libstdc++ is linked in statically: link/libstdc++.so), and procps for the
+        // kill(1) of the unit's ExecReload; Recommends naming the
         // packages of the image libraries the programs open on first use (the SONAMEs in CImageShims).
         let field = { (name: String) in try runner.run(dpkgDeb, ["-f", deb, name]).text.trimmingCharacters(in: .whitespacesAndNewlines) }
         XCTAssertEqual(try field("Package"), "pasteboard")
@@ -281,7 +282,10 @@ final class InstallTests: XCTestCase {
             }
         }
         XCTAssertEqual(linked, ["libc6", "libgcc-s1", "libx11-6", "libxfixes3"], "the programs link only these")
-        XCTAssertEqual(depends, linked, "Depends = the packages of the libraries pasteboardd and pb link (dpkg-shlibdeps)")
+        XCTAssertEqual(depends, linked.union(["procps"]),
+                       "Depends = the packages of the libraries pasteboardd and pb link (dpkg-shlibdeps), and kill(1)'s for ExecReload")
+        let unit = try String(contentsOfFile: Self.root + "/systemd/pasteboardd.service", encoding: .utf8)
+        XCTAssertTrue(unit.contains("\nExecReload=kill "), "procps is there for the unit's kill")
         let shims = try String(contentsOfFile: Self.root + "/Sources/CImageShims/shims.c", encoding: .utf8)
         var opened: Set<String> = []
         for line in shims.split(separator: "\n") where line.hasPrefix("PBI_LIBRARY(") {
