@@ -92,7 +92,7 @@ as_user() { user_argv "$@"; "${ARGV[@]}"; }
 
 # --- The cached root ---------------------------------------------------------------------------------------
 make_root() {
-  local new="$CACHED.new" started; started=$(date +%s)
+  local new="$CACHED/root.new" started; started=$(date +%s)
   rm -rf --one-file-system "$new"; mkdir -p "$new"
   echo "making the root (once for this key): debootstrap $SUITE from $MIRROR"
   debootstrap --variant=minbase --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$SUITE" "$new" "$MIRROR" \
