@@ -6,7 +6,7 @@ import XCTest
 /// exact file list, the pbcopy/pbpaste links, the systemd user units (`systemd-analyze --user verify`), the
 /// XDG autostart entry (`desktop-file-validate`),
 /// the man pages, and the Debian package: its contents, dependencies and maintainer, and lintian's verdict (no error,
-/// no warning). No X needed; `make test-package` (PackageTests) installs the package on a clean Debian.
+/// no warning). No X needed; `make test-package` (Tests/Package/test-package.sh) installs it on a clean Debian.
 ///
 /// The programs come from the release build in `.build/release` when there is one (or from
 /// `$PASTEBOARD_RELEASE_DIR`), installed with `PB_SKIP_BUILD=1`. Otherwise the test builds release
