@@ -219,8 +219,9 @@ uninstall:
 # (debian/copyright, machine-readable) and the changelog made from CHANGELOG.md (debian/make-changelog).
 # DEBIAN/control comes from debian/control through dpkg-gencontrol: Depends is ${shlibs:Depends}, which
 # dpkg-shlibdeps computes from what the programs link (libX11, libXfixes, libgcc_s for the static Swift runtime,
-# libm, libc; libstdc++ is linked in statically); the image libraries, opened on first use by SONAME, are
-# Recommends (debian/control says why). xz for the members: lintian and older dpkg reject zstd.
+# libm, libc; libstdc++ is linked in statically) and procps; the image libraries, opened on first use by
+# SONAME, are Recommends, ${shlibs:Recommends} from a probe linked against the functions used (debian/control
+# says why). xz for the members: lintian and older dpkg reject zstd.
 # MAINTAINER="Name <mail>" signs the package and its changelog; without it DEBFULLNAME and DEBEMAIL (as dch
 # reads them) when both are set, else debian/control's Maintainer.
 DEB_DIR ?= build
@@ -229,6 +230,10 @@ DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
 DEB_DEFAULT_MAINTAINER := $(shell sed -n 's/^Maintainer: //p' $(CURDIR)/debian/control)
 MAINTAINER ?= $(if $(and $(DEBFULLNAME),$(DEBEMAIL)),$(DEBFULLNAME) <$(DEBEMAIL)>,$(DEB_DEFAULT_MAINTAINER))
 DEB_COMPRESSION ?= -Zxz
+# The probe that stands for the image libraries CImageShims opens (debian/recommends-probe.c): compiled by the
+# toolchain's clang (the header uses clang's nullability), linked by pkg-config's flags and giflib's -lgif.
+DEB_CLANG = $(or $(wildcard $(SWIFT_BIN_DIR)clang),clang)
+DEB_IMAGE_PC := spng zlib libdeflate libturbojpeg libwebp libtiff-4
 # What building the package needs beyond building the programs: dpkg-shlibdeps and dpkg-gencontrol, xz,
 # python3 for debian/make-changelog.
 DEB_PACKAGES := dpkg-dev xz-utils python3
@@ -248,7 +253,10 @@ deb: deps-deb $(if $(filter 1 yes true,$(PB_SKIP_BUILD)),,release)
 	debian/make-changelog CHANGELOG.md "$(VERSION)" "$(MAINTAINER)" > "$$work/changelog"; \
 	gzip -9n < "$$work/changelog" > "$$doc/changelog.gz"; chmod 0644 "$$doc/changelog.gz"; \
 	cp debian/control "$$work/debian/control"; \
-	(cd "$$work" && dpkg-shlibdeps -Tsubstvars -e"$$stage/usr/bin/pasteboardd" -e"$$stage/usr/bin/pb"); \
+	$(DEB_CLANG) -O0 -ISources/CImageShims/include $$(pkg-config --cflags $(DEB_IMAGE_PC)) -o "$$work/recommends-probe" \
+	  debian/recommends-probe.c $$(pkg-config --libs $(DEB_IMAGE_PC)) -lgif; \
+	(cd "$$work" && dpkg-shlibdeps -Tsubstvars -dDepends -e"$$stage/usr/bin/pasteboardd" -e"$$stage/usr/bin/pb" \
+	  -dRecommends -e"$$work/recommends-probe") 2> >(grep -v 'should already be installed in their package' >&2); \
 	(cd "$$work" && dpkg-gencontrol -ppasteboard -lchangelog -Tsubstvars -ffiles -P"$$stage" -v"$(VERSION)" \
 	  -DMaintainer="$(MAINTAINER)"); \
 	conffiles=$$(cd "$$stage" && find etc -type f 2>/dev/null | sed 's|^|/|'); \
