@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 // pasteboard: an X11 clipboard daemon (pasteboardd), its command line (pb, pbcopy, pbpaste)

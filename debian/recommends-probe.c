@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the programs would link if they linked the image libraries: every function CImageShims opens at run
 // time (its PBI_*_FUNCTIONS lists), referenced so the linker records each library as needed. `make deb` links
 // this probe and gives it to dpkg-shlibdeps as the source of Recommends, so the packages and their lowest

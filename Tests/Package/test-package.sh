@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make test-package: the .deb on a clean Debian 12 (bookworm), as a user who installs it would get it.
 #
 #   Tests/Package/test-package.sh build/pasteboard_<version>_<arch>.deb     (as root: debootstrap, chroot)
