@@ -318,7 +318,7 @@ final class InstallTests: XCTestCase {
     }
 
     /// lintian, Debian's package checker, on the package `make deb` builds: no error and no warning. Info and
-    /// pedantic tags are shown in the failure message's company but not judged; the package overrides nothing.
+    /// pedantic tags are printed with a failure but not judged; the package overrides no tag.
     /// Here rather than in `make test-package`: the .deb is built here anyway (15 s), lintian takes about 10 s,
     /// and what it judges (the control file, copyright, changelog, man pages, units) changes in everyday work.
     func testLintianFindsNoErrorAndNoWarning() throws {
