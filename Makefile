@@ -27,13 +27,14 @@ RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # TurboJPEG, libwebp, libtiff, giflib: the types of the functions CImageShims opens on first use); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
 BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
-# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); python3-pil decodes the
+# desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); lintian checks the .deb
+# (InstallTests: 129 packages, mostly Perl's, 35 s to fetch and install); python3-pil decodes the
 # pictures the daemon serves. The second line: the menus `pb history pick` is tested with (rofi, dmenu from
 # suckless-tools, fzf), xdotool, which types into them, and xterm, the terminal `pb copy --osc52` copies
 # through: 7 packages, 2.6 MB to fetch, 7.5 MB installed, 14 s to install. The last line: the applications
 # RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
 # and install (docs/testing.md).
-TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil \
+TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm \
 	chromium firefox-esr libreoffice-writer python3-uno
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick
@@ -105,7 +106,7 @@ run: deps-run release
 	fi
 
 # Every test: pure unit tests and the end-to-end suites against real Xvfb servers and peers.
-test: deps-test
+test: deps-test deps-deb
 	/usr/bin/python3 Tests/Tools/check-imports.py
 	$(SWIFT) build --build-tests
 	@# Parallel XCTest prints no summary of its own and reports skipped tests as passed: the summary counts
@@ -137,9 +138,10 @@ clean:
 # the one list both use. PB_SKIP_BUILD=1 installs what RELEASE_DIR already holds instead of building.
 # Tests/EndToEndTests/InstallTests.swift checks the installed tree and the package.
 
-.PHONY: deb
+.PHONY: deb deps-deb test-package deps-package
 
-VERSION := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PasteboardCore/PasteboardVersion.swift)
+# The version, written in one place: VERSION (the programs get it through Plugins/VersionStamp).
+VERSION := $(shell cat $(CURDIR)/VERSION)
 
 # make does not expand ~: PREFIX=~/.local works however the shell passed it.
 prefix = $(patsubst ~%,$(HOME)%,$(PREFIX))
@@ -155,6 +157,8 @@ sysconfdir ?= $(if $(filter /usr,$(prefix)),/etc,$(prefix)/etc)
 # sysconfdir/xdg/autostart (/etc/xdg/autostart for PREFIX=/usr; for /usr/local, /usr/local/etc/xdg must be
 # in $XDG_CONFIG_DIRS, or install with sysconfdir=/etc).
 xdgautostartdir = $(if $(filter $(HOME)/%,$(abspath $(prefix))/),$(HOME)/.config/autostart,$(sysconfdir)/xdg/autostart)
+# zsh's directory for completions a package or `make install` adds (the .deb: Debian's vendor-completions).
+zshcompletiondir ?= $(datadir)/zsh/site-functions
 # The programs to install; .build/release when swift is not on PATH (as under sudo).
 INSTALL_FROM = $(or $(RELEASE_DIR),.build/release)
 # install -s strips the programs (the Debian package does); empty keeps their symbols.
@@ -178,7 +182,7 @@ INSTALL_MANIFEST = \
 	data:$(datadir)/bash-completion/completions/pb:completions/pb.bash \
 	link:$(datadir)/bash-completion/completions/pbcopy:pb \
 	link:$(datadir)/bash-completion/completions/pbpaste:pb \
-	data:$(datadir)/zsh/site-functions/_pb:completions/_pb \
+	data:$(zshcompletiondir)/_pb:completions/_pb \
 	data:$(datadir)/fish/vendor_completions.d/pb.fish:completions/pb.fish \
 	data:$(datadir)/fish/vendor_completions.d/pbcopy.fish:completions/pbcopy.fish \
 	data:$(datadir)/fish/vendor_completions.d/pbpaste.fish:completions/pbpaste.fish
@@ -208,43 +212,68 @@ uninstall:
 	  if [ -e "$$target" ] || [ -L "$$target" ]; then rm -f "$$target" && echo "removed $$target"; fi; \
 	done
 
-# The Debian package: a stripped install with PREFIX=/usr staged in DEB_DIR, man pages gzipped.
-# Depends names what the programs link (readelf -d: libX11, libXfixes, libgcc_s for the static Swift runtime,
-# libc and libm; libstdc++ is linked in statically), with the minimum versions dpkg-shlibdeps gives for them,
-# and the image libraries, which they open on first use by SONAME (CImageShims: linked, libspng, zlib, libdeflate,
-# TurboJPEG, libwebp and giflib cost every start of pb the loader's time, libtiff ~2.5 ms more).
+# The Debian package, as a distribution would accept it (lintian: no error, no warning; InstallTests runs it):
+# a stripped install with PREFIX=/usr staged in DEB_DIR, with Debian's places for what Debian places itself
+# (zsh completions in vendor-completions), the programs stripped as dh_strip does, man pages and the changelog
+# gzipped, DEBIAN/md5sums for debsums, the copyright file
+# (debian/copyright, machine-readable) and the changelog made from CHANGELOG.md (debian/make-changelog).
+# DEBIAN/control comes from debian/control through dpkg-gencontrol: Depends is ${shlibs:Depends}, which
+# dpkg-shlibdeps computes from what the programs link (libX11, libXfixes, libgcc_s for the static Swift runtime,
+# libm, libc; libstdc++ is linked in statically) and procps; the image libraries, opened on first use by
+# SONAME, are Recommends, ${shlibs:Recommends} from a probe linked against the functions used (debian/control
+# says why). xz for the members: lintian and older dpkg reject zstd.
+# MAINTAINER="Name <mail>" signs the package and its changelog; without it DEBFULLNAME and DEBEMAIL (as dch
+# reads them) when both are set, else debian/control's Maintainer.
 DEB_DIR ?= build
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
-DEB_DEPENDS = libc6 (>= 2.35), libgcc-s1 (>= 3.3.1), libx11-6 (>= 2:1.7.0), libxfixes3, \
-	libspng0 (>= 0.7.0), zlib1g, libdeflate0, libturbojpeg0 (>= 1:2.1), libwebp7, libtiff6 (>= 4.5.0), libgif7 (>= 5.1)
-DEB_MAINTAINER ?= pasteboard developers <pasteboard@localhost>
-# zstd: a tenth of xz's time on these 120 MB of programs; every dpkg that can run them (glibc 2.35,
-# Debian 12, Ubuntu 22.04) reads it.
-DEB_COMPRESSION ?= -Zzstd
+DEB_DEFAULT_MAINTAINER := $(shell sed -n 's/^Maintainer: //p' $(CURDIR)/debian/control)
+MAINTAINER ?= $(if $(and $(DEBFULLNAME),$(DEBEMAIL)),$(DEBFULLNAME) <$(DEBEMAIL)>,$(DEB_DEFAULT_MAINTAINER))
+DEB_COMPRESSION ?= -Zxz
+# The probe that stands for the image libraries CImageShims opens (debian/recommends-probe.c): compiled by the
+# toolchain's clang (the header uses clang's nullability), linked by pkg-config's flags and giflib's -lgif.
+DEB_CLANG = $(or $(wildcard $(SWIFT_BIN_DIR)clang),clang)
+DEB_IMAGE_PC := spng zlib libdeflate libturbojpeg libwebp libtiff-4
+# What building the package needs beyond building the programs: dpkg-shlibdeps and dpkg-gencontrol, xz,
+# python3 for debian/make-changelog.
+DEB_PACKAGES := dpkg-dev xz-utils python3
 
-deb: $(if $(filter 1 yes true,$(PB_SKIP_BUILD)),,release)
-	@set -e; stage="$(abspath $(DEB_DIR))/pasteboard_$(VERSION)_$(DEB_ARCH)"; \
-	rm -rf "$$stage"; mkdir -p "$$stage/DEBIAN"; \
+deps-deb:
+	$(call install_packages,$(DEB_PACKAGES))
+
+deb: deps-deb $(if $(filter 1 yes true,$(PB_SKIP_BUILD)),,release)
+	@set -e; stage="$(abspath $(DEB_DIR))/pasteboard_$(VERSION)_$(DEB_ARCH)"; work="$$stage.work"; \
+	rm -rf "$$stage" "$$work"; mkdir -p "$$stage/DEBIAN" "$$work/debian"; \
 	$(MAKE) --no-print-directory install PB_SKIP_BUILD=1 RELEASE_DIR="$(abspath $(INSTALL_FROM))" \
-	  PREFIX=/usr DESTDIR="$$stage" INSTALL_STRIP=-s >/dev/null; \
+	  PREFIX=/usr DESTDIR="$$stage" INSTALL_STRIP=-s zshcompletiondir=/usr/share/zsh/vendor-completions >/dev/null; \
+	strip --remove-section=.comment --remove-section=.note "$$stage/usr/bin/pasteboardd" "$$stage/usr/bin/pb"; \
 	gzip -9n "$$stage"/usr/share/man/man*/*; \
-	{ echo "Package: pasteboard"; \
-	  echo "Version: $(VERSION)"; \
-	  echo "Architecture: $(DEB_ARCH)"; \
-	  echo "Maintainer: $(DEB_MAINTAINER)"; \
-	  echo "Installed-Size: $$(du -sk --exclude=DEBIAN "$$stage" | cut -f1)"; \
-	  echo "Depends: $(DEB_DEPENDS)"; \
-	  echo "Section: x11"; \
-	  echo "Priority: optional"; \
-	  echo "Description: clipboard daemon and command line for X11"; \
-	  echo " pasteboardd owns and serves X selections (CLIPBOARD, PRIMARY, named ones) for"; \
-	  echo " any X client, byte-exact in every type and of any size, and keeps a changeCount"; \
-	  echo " per pasteboard. pb, pbcopy and pbpaste copy and paste from the command line."; \
-	  echo " A systemd user unit starts pasteboardd with the graphical session, or its socket"; \
-	  echo " unit with the first pb; elsewhere an XDG autostart entry starts it."; \
-	} > "$$stage/DEBIAN/control"; \
+	doc="$$stage/usr/share/doc/pasteboard"; mkdir -p "$$doc"; \
+	install -m 0644 debian/copyright "$$doc/copyright"; install -m 0644 NOTICE "$$doc/NOTICE"; \
+	debian/make-changelog CHANGELOG.md "$(VERSION)" "$(MAINTAINER)" > "$$work/changelog"; \
+	gzip -9n < "$$work/changelog" > "$$doc/changelog.gz"; chmod 0644 "$$doc/changelog.gz"; \
+	cp debian/control "$$work/debian/control"; \
+	$(DEB_CLANG) -O0 -ISources/CImageShims/include $$(pkg-config --cflags $(DEB_IMAGE_PC)) -o "$$work/recommends-probe" \
+	  debian/recommends-probe.c $$(pkg-config --libs $(DEB_IMAGE_PC)) -lgif; \
+	(cd "$$work" && dpkg-shlibdeps -Tsubstvars -dDepends -e"$$stage/usr/bin/pasteboardd" -e"$$stage/usr/bin/pb" \
+	  -dRecommends -e"$$work/recommends-probe") 2> >(grep -v 'should already be installed in their package' >&2); \
+	(cd "$$work" && dpkg-gencontrol -ppasteboard -lchangelog -Tsubstvars -ffiles -P"$$stage" -v"$(VERSION)" \
+	  -DMaintainer="$(MAINTAINER)"); \
 	conffiles=$$(cd "$$stage" && find etc -type f 2>/dev/null | sed 's|^|/|'); \
 	if [ -n "$$conffiles" ]; then echo "$$conffiles" > "$$stage/DEBIAN/conffiles"; fi; \
+	(cd "$$stage" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) > "$$stage/DEBIAN/md5sums"; \
 	dpkg-deb --build --root-owner-group $(DEB_COMPRESSION) "$$stage" "$(DEB_FILE)"; \
-	rm -rf "$$stage"
+	rm -rf "$$stage" "$$work"
+
+# The package on a clean system (Tests/Package/test-package.sh, docs/testing.md): `make deb`, then a minimal
+# Debian bookworm root made by debootstrap from the archive this machine's apt uses, the package installed
+# there with apt-get (its Depends and Recommends resolved for real), run (Xvfb, pb copy/paste, xclip, pictures)
+# and removed. The root is cached in /var/cache/pasteboard-test (PB_PACKAGE_TEST_CACHE=DIR elsewhere), keyed by
+# what it is made of: about 2 minutes to make once, seconds after. As root (debootstrap, chroot).
+PACKAGE_TEST_PACKAGES := debootstrap util-linux python3-pil
+
+deps-package:
+	$(call install_packages,$(PACKAGE_TEST_PACKAGES))
+
+test-package: deps-package deb
+	$(SUDO) $(if $(PB_PACKAGE_TEST_CACHE),env PB_PACKAGE_TEST_CACHE=$(PB_PACKAGE_TEST_CACHE)) Tests/Package/test-package.sh $(DEB_FILE)

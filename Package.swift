@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 // pasteboard: an X11 clipboard daemon (pasteboardd), its command line (pb, pbcopy, pbpaste)
@@ -44,8 +45,9 @@ let package = Package(
         .target(name: "Selection", dependencies: ["XTypes"]),
         /// The control socket's framing and messages, versioned and binary-safe.
         .target(name: "ControlProtocol", dependencies: ["PasteboardCore"]),
-        /// Pasteboard types, their families and the conversion table, items, change counting.
-        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText", "Images"]),
+        /// Pasteboard types, their families and the conversion table, items, change counting; the version, from VERSION.
+        .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText", "Images"],
+                plugins: ["VersionStamp"]),
         /// Pictures as values: the pixel buffer, formats by magic bytes, headers, limits, BMP, orientation, and the
         /// policy between decoders and encoders (the C codecs come in through the `ImageCodec` protocol).
         .target(name: "Images"),
@@ -83,6 +85,11 @@ let package = Package(
 
         /// The example program of docs/library.md, built and run by the tests so it stays true.
         .executableTarget(name: "CopyRich", dependencies: ["Pasteboard"], path: "docs/examples"),
+
+        // MARK: - Build plugins
+
+        /// Stamps the version in VERSION into PasteboardCore (`PasteboardVersion.string`).
+        .plugin(name: "VersionStamp", capability: .buildTool()),
 
         // MARK: - Tests
 

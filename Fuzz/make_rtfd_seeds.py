@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the flat-RTFD seeds and test fixtures built from the byte layout in notes §1 (independent of our writer)."""
 import struct, sys, os
 

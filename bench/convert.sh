@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Conversion throughput of `pb convert` next to unrtf and pandoc on the same generated inputs.
 #
 #   bench/convert.sh PB_BINARY [RUNS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Pictures: pasteboard's conversions next to ImageMagick's `convert` and PIL on the same files, and the first
 # paste of a derived type from pasteboardd end to end with the daemon's peak memory.
 #

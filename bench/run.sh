@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/run.sh — pasteboardd against the tools users would otherwise pick, every figure measured side by
 # side in one run on private Xvfb servers: xclip and xsel as owners of CLIPBOARD (round trip, 64 and
 # 256 MiB throughput, idle), and the clipboard managers CopyQ, parcellite and ClipIt (change detection,

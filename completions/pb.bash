@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bash completion for pb, pbcopy and pbpaste (pasteboard).
 # Installed as .../bash-completion/completions/pb, with pbcopy and pbpaste as links to it.
 

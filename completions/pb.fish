@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fish completion for pb (pasteboard). pbcopy.fish and pbpaste.fish complete the macOS commands.
 
 set -l pb_commands copy paste types count clear convert status history help

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fish completion for pbpaste (pasteboard): macOS's flags.
 complete -c pbpaste -f
 complete -c pbpaste -o pboard -x -a 'general find font ruler primary' -d 'The pasteboard (general = CLIPBOARD)'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The reliability suite's fixtures: private Xvfb servers, pasteboardd instances with their own XDG
 directories, the pb command, and the report. Every process started here is recorded and stopped by its PID
 (never by name) when the suite ends, whatever happened.

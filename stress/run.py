@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The reliability suite: load, faults and hostile peers against the real pasteboardd on private Xvfb
 servers. Run it as `make stress` (builds the release binaries first) or directly:
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the control protocol: FrameDecoder fed in arbitrary chunks, the request and
 // response decoders on arbitrary bodies, and encode → decode of messages built from the input. The first
 // input byte picks the scenario (see `fuzzOneInput`). Every scenario checks the documented contracts and

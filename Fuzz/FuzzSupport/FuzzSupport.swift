@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the libFuzzer harnesses share: the input as a stream of choices, invariants, and the entry point
 // that is libFuzzer's driver when built with -DFUZZING and -sanitize=fuzzer, and otherwise replays the files
 // named on the command line (crash reproducers, corpus checks) or writes a seed corpus. See docs/fuzzing.md.

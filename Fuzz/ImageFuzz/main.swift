@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the image decoders, through our wrapper (the pure core's header check and
 // policy, then SystemImageCodec or BMPCodec). The decoder is chosen by IMAGE_FUZZ_TARGET (png, jpeg, gif,
 // bmp, tiff or webp; default png): the input is handed to that decoder whatever its magic bytes. Built with

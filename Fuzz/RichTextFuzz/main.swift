@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the RichText readers. The reader is chosen by RICHTEXT_FUZZ_TARGET
 // (rtf, html or rtfd; default rtf). Built with -DFUZZING and -sanitize=fuzzer it is a libFuzzer binary;
 // built plainly it replays the files named on its command line. See docs/fuzzing.md.

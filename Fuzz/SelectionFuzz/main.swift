@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the Selection module: the SelectionRequest planner (TARGETS, TIMESTAMP,
 // MULTIPLE, side-effect and content targets, stale times, INCR), the IncrSend and IncrReceive state
 // machines, the Latin-1 / text-target conversions and the files family (URI lists and copied files). The first input byte picks the scenario; the rest

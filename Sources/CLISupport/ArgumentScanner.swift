@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Splits argv into options and operands: `-x`, `-x VALUE`, `-xVALUE`, `--long`, `--long VALUE`,
 /// `--long=VALUE`, grouped short flags (`-pn`), and `--` ending the options.
 struct ArgumentScanner {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 /// What `pb` (or `pbcopy`/`pbpaste`) was asked to do: the value argv parses into.

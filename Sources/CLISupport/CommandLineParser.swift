@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 /// Parses argv into a `Command`: a pure function from strings to a value or a `UsageError`.

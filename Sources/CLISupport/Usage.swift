@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
     public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "watch", "history", "pause", "resume", "help"]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "CX11Shims.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 /// Why bytes from a peer are not a valid control message, with the field and offset where that was found.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 /// What a client asks the daemon. Each request gets exactly one response, in order, except `watch`,

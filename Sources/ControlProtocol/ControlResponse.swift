@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 /// What the daemon answers, and the `changed` events it streams after `watch`.

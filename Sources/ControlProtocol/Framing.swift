@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Builds frames: a u32 little-endian body length, then the body.
 public enum FrameEncoder {
     /// Size of the length header in front of every body.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 // The control protocol carries the model's own `PasteboardItem`: a valid item is a valid message part.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PasteboardCore
 
 /// The start of an `items` frame that carries one item with one representation — the answer to a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Flags for a copy.
 public struct CopyOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Appends the protocol's field encodings to a byte array: little-endian integers, length-prefixed
 /// byte strings and UTF-8 strings, count-prefixed arrays.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SystemSupport
 
 /// `pasteboardd --autostart`, what the XDG autostart entry runs in sessions that start programs from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A JSON value (RFC 8259), parsed strictly from UTF-8 bytes without Foundation.
 ///
 /// Numbers are kept as `Double` (exact for integers up to 2^53); an object keeps the last value of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SystemSupport
 
 /// The daemon's log: one line per event that matters, to standard error, never clipboard content.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Images
 
 /// The image codecs of the system's C libraries behind one door: libspng (PNG), TurboJPEG (JPEG), giflib

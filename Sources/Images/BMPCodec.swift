@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Windows bitmaps, read and written in Swift (no C library is needed for so simple a format).
 ///
 /// Reads BITMAPCOREHEADER, BITMAPINFOHEADER and its V2–V5 successors: 1, 4 and 8 bits with a palette, 16 and

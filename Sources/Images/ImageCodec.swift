@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The C codecs, as the pure core sees them: decoding PNG, JPEG, GIF, TIFF and WebP to pixels and encoding
 /// pixels as PNG, JPEG, TIFF and WebP. `ImageCodecs.SystemImageCodec` is the implementation (libspng,
 /// TurboJPEG, giflib, libtiff, libwebp); the daemon and the library inject it, as they inject iconv for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a picture could not be read or written: one line for people, never the picture's content.
 public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     public var reason: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The picture formats pasteboard reads (all six) and writes (all but GIF), known by their magic bytes.
 public enum ImageFormat: String, CaseIterable, Sendable, CustomStringConvertible {
     case png, jpeg, gif, bmp, tiff, webp

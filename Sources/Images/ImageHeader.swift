@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a picture's header says, read without decoding: its format and size, and for JPEG the EXIF
 /// orientation and whether CMYK samples are stored inverted (Adobe). Cheap and bounded: the pixel cap is
 /// checked from it before any decoder allocates, and history and `pb watch` describe images with it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The policy between decoders and encoders: what is checked before decoding, what happens to the pixels,
 /// and how each format is written.
 ///

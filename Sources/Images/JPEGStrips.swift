@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One baseline JPEG from JPEGs of horizontal strips of a picture, joined with restart markers, so that strips
 /// can be encoded as their rows arrive (the PNG decoder hands rows to the JPEG encoder on another thread).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension PixelImage {
     /// The picture turned upright according to an EXIF orientation (1 upright; 2 mirrored; 3 turned 180°;
     /// 4 flipped; 5 transposed; 6 turned 90° clockwise to be upright; 7 transversed; 8 turned 90°

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// PNG's scanline filters undone (PNG specification §9.2) for 8-bit RGB and RGBA rows.
 ///
 /// libspng undoes the filters one byte at a time and then widens RGB to RGBA pixel by pixel: on a 4K screenshot

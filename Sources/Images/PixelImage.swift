@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A decoded picture: 8-bit RGBA, straight (not premultiplied) alpha, rows top to bottom, no padding.
 ///
 /// Every decoder produces one and every encoder takes one; the policy (`ImageTranscoder`) works on it in

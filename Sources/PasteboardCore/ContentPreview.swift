@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension PasteboardContent {
     /// The files the content holds, in the best form it has: GNOME's list, else the URI list with KDE's
     /// cut marker (`ConversionTable.plan` of `x-special/gnome-copied-files`). Nil when it holds no files or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which types exist, which carry the same content, and how to turn one into another — as data.
 ///
 /// The one answer to "given these offered types, to produce type T, read which one and convert how"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The X server a `$DISPLAY` string names: `[host]:number[.screen]`, with `unix` and the empty host
 /// both meaning the local socket, and the screen not part of the server. Pure string parsing; it does not
 /// resolve host names, so `localhost:0` and `:0` are different servers here (a caller comparing them

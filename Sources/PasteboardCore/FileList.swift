@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Files on the clipboard, as file managers put them there: an action (copy or cut) and a list of URIs.
 ///
 /// The wire formats it reads and writes, one per `RepresentationFormat` of the files family:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The history as a menu, the way clipmenu and greenclip show it: one line per entry, newest first, for a
 /// program that reads lines on standard input and prints the chosen one (rofi, dmenu, fzf, or any other),
 /// and the entry a printed line names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import RichText
 
 /// The terminal's clipboard escape, OSC 52 (`ESC ] 52 ; c ; BASE64 BEL`): a program in a terminal — over

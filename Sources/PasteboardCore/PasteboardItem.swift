@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One representation of an item: a type and its bytes, never re-encoded.
 public struct Representation: Hashable, Sendable {
     public var type: PasteboardType

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The name of a pasteboard, which is the name of the X selection that carries it.
 /// `general` is CLIPBOARD and `primary` is PRIMARY; any other valid name is a named pasteboard.
 public struct PasteboardName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

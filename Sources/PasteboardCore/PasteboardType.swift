@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A pasteboard type: the name of one representation of an item.
 ///
 /// Types are named as X targets are (MIME types such as `text/html`, or atom names such as

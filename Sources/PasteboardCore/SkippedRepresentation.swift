@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A representation a peer offered that was not kept, and why.
 ///
 /// What a peer sends is judged piece by piece (STYLE.md, habit 14): a type whose name breaks a rule, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A kind of content whose representations can stand in for one another once converted: plain text,
 /// rich text — and, as rows are added to a `ConversionTable`, images and files.
 public struct TypeFamily: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// URLs in pasteboard content, as UIPasteboard's `url` and `urls` see them: the URIs of a `text/uri-list`
 /// (RFC 2483), or plain text that is one URL and nothing else. URLs are Strings (the library stays free of
 /// Foundation). Pure and bounded: text over `maximumLength` bytes is no URL.

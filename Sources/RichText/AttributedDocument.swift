@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An `NSAttributedString`-like document: paragraphs of attributed runs.
 ///
 /// Every paragraph except possibly the last ends with a paragraph break (`\n` in plain text).

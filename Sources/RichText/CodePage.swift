@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Decodes bytes in a Windows code page that RichText has no table for: the double-byte pages (932, 936, 949,
 /// 950, 1361) and rarer single-byte ones. RichText is pure, so a decoder over the system's converters (iconv) is
 /// injected by its callers; `BuiltInCodePages` is the default.

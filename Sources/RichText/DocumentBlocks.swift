@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A document seen as writers need it: paragraphs, and tables made of consecutive cell paragraphs.
 enum DocumentBlock {
     case paragraph(Paragraph, isLast: Bool)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Flat RTFD (`com.apple.flat-rtfd`): Apple's serialized `NSFileWrapper` directory holding `TXT.rtf` and attachments.
 ///
 /// Layout (notes §1): `"rtfd" 0`, then a typed value (1 data, 2 list, 3 dictionary, 4 string, 0 nil); integers are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Named character references commonly found in clipboard HTML (the Latin-1 set plus typographic ones).
 enum HTMLEntities {
     static let table: [String: Unicode.Scalar] = {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads clipboard HTML (Chromium, Firefox, LibreOffice, Qt) into an `AttributedDocument`.
 ///
 /// Input: UTF-8 with or without the `<meta charset>` prefix, UTF-16 with a BOM or by Qt's rule (exactly one of the

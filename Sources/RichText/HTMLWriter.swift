@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes a complete UTF-8 HTML document: `<meta charset="utf-8">`, semantic tags (`p h1–h6 ul ol li table b i
 /// u s sup sub a img br`) and inline styles for fonts, sizes, colours, alignment and indents.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Re-encodes a picture that a format cannot embed as it is (a TIFF screenshot in an RTFD, for RTF's
 /// `\pngblip` or an HTML `data:` URI). RichText is pure: the image codecs are injected by its callers, as
 /// code pages are (`CodePageDecoder`); PasteboardCore's converters pass the system's.

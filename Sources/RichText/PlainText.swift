@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes a document as UTF-8 plain text.
 ///
 /// The text is the document's running text, as the application that made it would put it on the clipboard:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// RTFD bundle directories (`Name.rtfd/` holding `TXT.rtf` and attachment files) to and from flat RTFD, as
 /// files in memory. RichText does no I/O: the caller lists and reads the directory (skipping subdirectories
 /// and dot files, keeping to `FlatRTFD.maximumEntries` and `FlatRTFD.maximumSize`) and writes the files back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The RTF control words the reader acts on. Raw values are the words as written (case-sensitive).
 enum RTFKeyword: String, CaseIterable {
     // Document and encoding

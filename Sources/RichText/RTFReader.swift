@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A document read from some format, with what the reader had to guess or drop.
 public struct ReadResult: Sendable {
     public var document: AttributedDocument

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes 7-bit RTF that Word, LibreOffice, pandoc and this package's reader read back.
 ///
 /// `{\rtf1\ansi\ansicpg1252\deff0\uc1`, a braced font table, a colour table with an empty first entry, one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The formats `RichTextConverter` reads and writes.
 public enum DocumentFormat: String, CaseIterable, Sendable {
     case txt, rtf, html

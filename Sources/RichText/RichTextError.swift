@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a document could not be read or written: what went wrong and where.
 public struct RichTextError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {

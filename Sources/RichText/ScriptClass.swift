@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which of a word processor's three character-property sets a character takes: western (Latin, Greek,
 /// Cyrillic, and every weak character such as digits and punctuation), East Asian (CJK, kana, Hangul) or
 /// complex (right-to-left and Indic, Thai and other shaped scripts), by Unicode block as Writer classifies them.

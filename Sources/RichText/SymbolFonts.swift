@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Symbol-encoded fonts (RTF `\fcharset2`): what their bytes mean as Unicode characters.
 ///
 /// Word and LibreOffice write a character of such a font either as its byte (`\'b7`) or as the byte moved into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import XTypes
 
 /// Identifies one transfer in flight: ICCCM lets one requestor window run several transfers on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// ISO-8859-1 for the X `STRING` target, which ICCCM defines as Latin-1 plus tab and newline.
 public enum Latin1 {
     /// The byte used for a character that Latin-1 cannot represent. The policy is documented in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import XTypes
 
 /// Why a requestor got no value for a target.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import XTypes
 
 /// Answers SelectionRequests for a selection the caller owns, per ICCCM 2.2–2.6, as a pure function.

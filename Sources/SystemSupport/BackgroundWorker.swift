@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Runs jobs on threads of its own, started in submission order, at most `threads` at once, and hands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Carries out file changes on a thread of its own, one at a time in the order they were asked for, so

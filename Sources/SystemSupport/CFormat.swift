@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// printf-style messages that C libraries hand to their callbacks (libtiff's error handler gets a format and

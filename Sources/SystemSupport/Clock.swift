@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A point on the monotonic clock, in nanoseconds since an unspecified start (usually boot).

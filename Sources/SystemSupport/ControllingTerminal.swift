@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The controlling terminal of this process (`/dev/tty`), whatever standard input and output are: where

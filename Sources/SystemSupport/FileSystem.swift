@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// What `stat(2)` says about a file: enough to check ownership and permissions.

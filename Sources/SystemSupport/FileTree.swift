@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Copying, moving and removing whole files and directory trees: what pasting files that a file manager

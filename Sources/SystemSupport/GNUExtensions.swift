@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// GNU/Linux functions that Swift's Glibc module does not import (it is built without `_GNU_SOURCE`),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Decodes text in Windows code pages with glibc's iconv, for the pages RichText has no table for:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Whether our log lines go to the systemd journal, which understands `<N>` priority prefixes.

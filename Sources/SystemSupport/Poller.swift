@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Readiness conditions for `poll(2)`: asked for in a `PollRequest`, reported in the result.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The process's limit on open file descriptors (`RLIMIT_NOFILE`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A count that one thread raises and another waits on: a producer (run on a thread of its own by `start`)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Sockets a service manager opened for us and passed at start (socket activation, `sd_listen_fds(3)`):

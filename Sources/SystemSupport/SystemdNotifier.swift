@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Tells systemd about our state (`READY=1`, `STATUS=…`, `STOPPING=1`, `WATCHDOG=1`): the
 /// `sd_notify(3)` protocol, which is one datagram of newline-separated `KEY=value` lines sent to the
 /// Unix socket named by `$NOTIFY_SOCKET`.

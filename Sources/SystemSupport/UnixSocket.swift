@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The address of a Unix-domain socket: a file system path, or a Linux abstract name.

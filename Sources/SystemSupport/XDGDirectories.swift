@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where pasteboard keeps its socket, its state and its configuration, following the XDG Base
 /// Directory specification, computed from an environment dictionary so tests can isolate it.
 ///

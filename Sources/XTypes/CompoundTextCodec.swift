@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Encodes and decodes X's COMPOUND_TEXT, which only Xlib knows; the X door provides it. Calls are made
 /// on the thread that owns the X connection (`Converter.needsCallerThread`).
 public protocol CompoundTextCodec {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The atoms the selection protocol names, interned once per connection.
 ///
 /// The pure core never interns atoms itself: the X door interns `StandardAtoms.names` and builds this

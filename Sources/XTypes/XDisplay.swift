@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A property read in one request.
 public struct PropertyRead: Sendable {
     /// Nil when the property does not exist.

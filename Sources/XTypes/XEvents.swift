@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A SelectionRequest event as the owner receives it.
 public struct SelectionRequest: Equatable, Sendable {
     public var requestor: WindowID

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Small value types for the X protocol's identifiers, so that atoms, windows and times are never
 /// confused with each other or with plain integers. X identifiers are 29-bit values carried in 32 bits.
 

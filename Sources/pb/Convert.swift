@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLISupport
 import Pasteboard
 import RichText

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import TestSupport
 import XCTest
@@ -5,13 +6,14 @@ import XCTest
 /// `make install`, `make uninstall` and `make deb` from this checkout into temporary directories: the
 /// exact file list, the pbcopy/pbpaste links, the systemd user units (`systemd-analyze --user verify`), the
 /// XDG autostart entry (`desktop-file-validate`),
-/// the man pages, and the Debian package's contents and dependencies. No X needed.
+/// the man pages, and the Debian package: its contents, dependencies and maintainer, and lintian's verdict (no error,
+/// no warning). No X needed; `make test-package` (Tests/Package/test-package.sh) installs it on a clean Debian.
 ///
 /// The programs come from the release build in `.build/release` when there is one (or from
 /// `$PASTEBOARD_RELEASE_DIR`), installed with `PB_SKIP_BUILD=1`. Otherwise the test builds release
 /// itself, into `.build/install-tests`: `swift test` holds SwiftPM's lock on `.build` while tests run, so
 /// `make release` from inside a test would wait forever. In CI (`CI=true`) the tools these tests use
-/// (systemd-analyze, groff, dpkg-deb, readelf) must be installed; elsewhere a missing one skips its test.
+/// (systemd-analyze, groff, dpkg-deb, readelf, lintian) must be installed; elsewhere a missing one skips its test.
 final class InstallTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
@@ -38,6 +40,14 @@ final class InstallTests: XCTestCase {
         "bin/pbcopy": "pb", "bin/pbpaste": "pb",
         "share/bash-completion/completions/pbcopy": "pb", "share/bash-completion/completions/pbpaste": "pb",
     ]
+
+    /// Every file the .deb holds, relative to /usr (etc/… relative to /): the install with PREFIX=/usr,
+    /// zsh's completion in Debian's vendor-completions, man pages gzipped, and the package's documents.
+    static var expectedPackageFiles: Set<String> {
+        Set(expectedFiles().map {
+            $0.hasPrefix("share/man/") ? $0 + ".gz" : $0.replacingOccurrences(of: "zsh/site-functions", with: "zsh/vendor-completions")
+        }).union(["share/doc/pasteboard/copyright", "share/doc/pasteboard/changelog.gz", "share/doc/pasteboard/NOTICE"])
+    }
 
     static let manPages = ["pb.1", "pbcopy.1", "pbpaste.1", "pasteboardd.1", "pasteboardd.conf.5"]
 
@@ -216,15 +226,12 @@ final class InstallTests: XCTestCase {
     func testDebianPackageHoldsTheInstallAndDependsOnWhatTheProgramsLink() throws {
         let dpkgDeb = try requireTool("dpkg-deb", package: "dpkg")
         let readelf = try requireTool("readelf", package: "binutils")
-        let output = try temporaryDirectory("deb")
-        try make("deb", "DEB_DIR=\(output)")
         let runner = Runner(environment: ProcessInfo.processInfo.environment)
-        let architecture = try runner.run("dpkg", ["--print-architecture"]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let deb = try buildPackage()
         let version = try Self.version()
-        let deb = "\(output)/pasteboard_\(version)_\(architecture).deb"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: deb), deb)
 
-        // Contents: the install with PREFIX=/usr, man pages gzipped as Debian wants.
+        // Contents: the install with PREFIX=/usr and Debian's places (zsh's vendor-completions), man pages
+        // gzipped as Debian wants, the copyright file, the changelog and NOTICE.
         let listing = try runner.run(dpkgDeb, ["-c", deb])
         XCTAssertEqual(listing.status, 0, listing.stderr)
         var entries: Set<String> = [], links: [String: String] = [:]
@@ -237,49 +244,57 @@ final class InstallTests: XCTestCase {
             entries.insert(path)
             if parts.count == 2 { links[path] = parts[1] }
         }
-        let expected = Set(Self.expectedFiles().map { $0.hasPrefix("share/man/") ? $0 + ".gz" : $0 })
-        XCTAssertEqual(entries, expected)
+        XCTAssertEqual(entries, Self.expectedPackageFiles)
         let conffiles = try runner.run(dpkgDeb, ["-I", deb, "conffiles"])
         XCTAssertEqual(conffiles.text, "/etc/xdg/autostart/pasteboardd.desktop\n", "a file in /etc is a conffile, as Debian wants")
         XCTAssertEqual(links, Self.expectedLinks)
         XCTAssertTrue(listing.text.contains("root/root"), "--root-owner-group")
         XCTAssertFalse(listing.text.split(separator: "\n").contains { !$0.contains(" root/root ") })
+        // md5sums names every regular file under usr/ (what debsums checks), with its sum.
+        let sums = try runner.run(dpkgDeb, ["-I", deb, "md5sums"]).text.split(separator: "\n")
+        XCTAssertEqual(Set(sums.map { String($0.split(separator: " ", omittingEmptySubsequences: true)[1]) }),
+                       Set(entries.filter { !$0.hasPrefix("etc/") && links[$0] == nil }.map { "usr/" + $0 }))
+        // The changelog is CHANGELOG.md's, newest first, for this version.
+        let changelog = try runner.run("sh", ["-c", "dpkg-deb --fsys-tarfile \"$1\" | tar -xOf - ./usr/share/doc/pasteboard/changelog.gz | gzip -d", "sh", deb])
+        XCTAssertTrue(changelog.text.hasPrefix("pasteboard (\(version)) unstable; urgency=medium\n"), changelog.text + changelog.stderr)
 
-        // Control: name, version, and Depends naming exactly the packages of the libraries the programs
-        // link (readelf's NEEDED entries, found with dpkg -S): libX11, libXfixes, and for the static Swift
-        // runtime libgcc_s, libm and libc (libstdc++ is linked in statically: link/libstdc++.so); and the image
-        // libraries, opened on first use.
+        // Control: name, version, Depends naming exactly the packages of the libraries the programs link
+        // (readelf's NEEDED entries, found with dpkg -S): libX11, libXfixes, and for the static Swift runtime
+        // libgcc_s, libm and libc (libstdc++ is linked in statically: link/libstdc++.so), and procps for the
+        // kill(1) of the unit's ExecReload; Recommends naming the
+        // packages of the image libraries the programs open on first use (the SONAMEs in CImageShims).
         let field = { (name: String) in try runner.run(dpkgDeb, ["-f", deb, name]).text.trimmingCharacters(in: .whitespacesAndNewlines) }
         XCTAssertEqual(try field("Package"), "pasteboard")
         XCTAssertEqual(try field("Version"), version)
-        XCTAssertEqual(try field("Architecture"), architecture)
-        let depends = Set(try field("Depends").split(separator: ",").map {
-            String($0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
-        })
-        XCTAssertEqual(depends, ["libc6", "libgcc-s1", "libx11-6", "libxfixes3",
-                                 "libspng0", "zlib1g", "libdeflate0", "libturbojpeg0", "libwebp7", "libtiff6", "libgif7"])
+        XCTAssertEqual(try field("Architecture"), try Self.architecture())
+        let control = try String(contentsOfFile: Self.root + "/debian/control", encoding: .utf8)
+        let maintainer = control.split(separator: "\n").first { $0.hasPrefix("Maintainer: ") }.map { String($0.dropFirst("Maintainer: ".count)) }
+        XCTAssertEqual(try field("Maintainer"), maintainer, "without MAINTAINER, debian/control's")
+        let packages = { (list: String) in
+            Set(list.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0]) })
+        }
+        let depends = packages(try field("Depends")), recommends = packages(try field("Recommends"))
         var linked: Set<String> = []
         for program in ["pasteboardd", "pb"] {
             let dynamic = try runner.run(readelf, ["-d", try Self.releaseDirectory() + "/" + program]).text
             for library in dynamic.split(separator: "\n") where library.contains("(NEEDED)") {
                 guard let open = library.firstIndex(of: "["), let close = library.lastIndex(of: "]") else { continue }
-                let name = String(library[library.index(after: open)..<close])
-                let owner = try runner.run("dpkg-query", ["-S", "*/" + name])
-                XCTAssertEqual(owner.status, 0, "no package holds \(name): \(owner.stderr)")
-                // "libc6:amd64: /lib/x86_64-linux-gnu/libc.so.6", or "a:amd64, b:amd64: path" when shared.
-                for line in owner.text.split(separator: "\n") where !line.hasPrefix("diversion") {
-                    for package in line.components(separatedBy: ": ")[0].split(separator: ",") {
-                        linked.insert(String(package.trimmingCharacters(in: .whitespaces).split(separator: ":")[0]))
-                    }
-                }
+                linked.formUnion(try Self.packages(holding: String(library[library.index(after: open)..<close])))
             }
         }
-        // The image libraries are opened on first use (CImageShims), not linked: neither program loads them at
-        // start-up, and their packages are named all the same.
-        let opened: Set<String> = ["libspng0", "zlib1g", "libdeflate0", "libturbojpeg0", "libwebp7", "libgif7", "libtiff6"]
+        XCTAssertEqual(linked, ["libc6", "libgcc-s1", "libx11-6", "libxfixes3"], "the programs link only these")
+        XCTAssertEqual(depends, linked.union(["procps"]),
+                       "Depends = the packages of the libraries pasteboardd and pb link (dpkg-shlibdeps), and kill(1)'s for ExecReload")
+        let unit = try String(contentsOfFile: Self.root + "/systemd/pasteboardd.service", encoding: .utf8)
+        XCTAssertTrue(unit.contains("\nExecReload=kill "), "procps is there for the unit's kill")
+        let shims = try String(contentsOfFile: Self.root + "/Sources/CImageShims/shims.c", encoding: .utf8)
+        var opened: Set<String> = []
+        for line in shims.split(separator: "\n") where line.hasPrefix("PBI_LIBRARY(") {
+            opened.formUnion(try Self.packages(holding: String(line.split(separator: "\"")[1])))
+        }
+        XCTAssertEqual(opened, ["libspng0", "zlib1g", "libdeflate0", "libturbojpeg0", "libwebp7", "libgif7", "libtiff6"])
+        XCTAssertEqual(recommends, opened, "Recommends = the packages of the image libraries the programs open on first use")
         XCTAssertEqual(linked.intersection(opened), [], "pasteboardd and pb link no image library (readelf -d: NEEDED)")
-        XCTAssertEqual(depends, linked.union(opened),
-                       "Depends = the packages of the libraries pasteboardd and pb link, and of the image libraries they open")
 
         // It installs into a scratch root and removes without a trace.
         let root = try temporaryDirectory("dpkg-root")
@@ -290,7 +305,7 @@ final class InstallTests: XCTestCase {
         let dpkg = ["--root=\(root)", "--force-depends", "--force-not-root", "--force-script-chrootless"]
         let install = try runner.run("dpkg", dpkg + ["-i", deb], timeout: 120)
         XCTAssertEqual(install.status, 0, install.stderr)
-        let inEtc = expected.filter { $0.hasPrefix("etc/") }
+        let expected = Self.expectedPackageFiles, inEtc = expected.filter { $0.hasPrefix("etc/") }
         XCTAssertEqual(try files(under: root + "/usr"), expected.subtracting(inEtc))
         XCTAssertEqual(Set(try files(under: root + "/etc").map { "etc/" + $0 }), inEtc)
         let remove = try runner.run("dpkg", dpkg + ["-r", "pasteboard"], timeout: 120)
@@ -300,6 +315,39 @@ final class InstallTests: XCTestCase {
         let purge = try runner.run("dpkg", dpkg + ["-P", "pasteboard"], timeout: 120)
         XCTAssertEqual(purge.status, 0, purge.stderr)
         XCTAssertEqual(try files(under: root + "/etc"), [], "dpkg -P leaves nothing of ours")
+    }
+
+    /// lintian, Debian's package checker, on the package `make deb` builds: no error and no warning. Info and
+    /// pedantic tags are printed with a failure but not judged; the package overrides no tag.
+    /// Here rather than in `make test-package`: the .deb is built here anyway (15 s), lintian takes about 10 s,
+    /// and what it judges (the control file, copyright, changelog, man pages, units) changes in everyday work.
+    func testLintianFindsNoErrorAndNoWarning() throws {
+        let lintian = try requireTool("lintian", package: "lintian")
+        let deb = try buildPackage()
+        let result = try Runner(environment: ProcessInfo.processInfo.environment)
+            .run(lintian, ["--fail-on", "error,warning", "--display-info", "--pedantic", "--no-tag-display-limit", deb], timeout: 600)
+        let judged = result.text.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        XCTAssertEqual(judged, [], "lintian \(deb):\n\(result.text)")
+        XCTAssertEqual(result.status, 0, result.text + result.stderr)
+        XCTAssertFalse(try Runner(environment: ProcessInfo.processInfo.environment).run("dpkg-deb", ["-c", deb]).text
+            .contains("lintian/overrides"), "no tag is overridden")
+    }
+
+    /// `make deb MAINTAINER="Name <mail>"` signs the package and its changelog with that name; without it the
+    /// package is debian/control's (as the default package test checks); an address that is not
+    /// "Name <address>" is refused with the reason, and no package is left behind.
+    func testMaintainerIsTheOneGiven() throws {
+        let runner = Runner(environment: ProcessInfo.processInfo.environment)
+        let deb = try buildPackage(maintainer: "Jane Packager <jane@example.org>")
+        XCTAssertEqual(try runner.run("dpkg-deb", ["-f", deb, "Maintainer"]).text, "Jane Packager <jane@example.org>\n")
+        let changelog = try runner.run("sh", ["-c", "dpkg-deb --fsys-tarfile \"$1\" | tar -xOf - ./usr/share/doc/pasteboard/changelog.gz | gzip -d", "sh", deb])
+        XCTAssertTrue(changelog.text.contains("\n -- Jane Packager <jane@example.org>  "), changelog.text)
+
+        let output = try temporaryDirectory("bad-maintainer")
+        let refused = try makeResult("deb", "DEB_DIR=\(output)", "MAINTAINER=root@localhost")
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("the maintainer must be 'Name <address>'"), refused.stderr)
+        XCTAssertEqual(try files(under: output).filter { $0.hasSuffix(".deb") }, [])
     }
 
     /// The release link lays out first the functions link/order.txt lists (docs/performance.md "Code layout"):
@@ -358,6 +406,46 @@ final class InstallTests: XCTestCase {
         if result.status != 0 { throw InstallTestError("make \(arguments.joined(separator: " ")) failed") }
     }
 
+    /// make's result, whatever its status.
+    func makeResult(_ arguments: String...) throws -> RunResult {
+        try Runner(environment: Self.makeEnvironment).run(
+            "make", ["-C", Self.root, "--no-print-directory"] + arguments + ["PB_SKIP_BUILD=1", "RELEASE_DIR=\(try Self.releaseDirectory())"],
+            timeout: 300)
+    }
+
+    /// `make deb` into a temporary directory; the package's path.
+    func buildPackage(maintainer: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let output = try temporaryDirectory("deb")
+        if let maintainer {
+            try make("deb", "DEB_DIR=\(output)", "MAINTAINER=\(maintainer)", file: file, line: line)
+        } else {
+            try make("deb", "DEB_DIR=\(output)", file: file, line: line)
+        }
+        let deb = "\(output)/pasteboard_\(try Self.version())_\(try Self.architecture()).deb"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: deb), deb, file: file, line: line)
+        return deb
+    }
+
+    /// `dpkg --print-architecture`.
+    static func architecture() throws -> String {
+        try Runner(environment: ProcessInfo.processInfo.environment).run("dpkg", ["--print-architecture"])
+            .text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The installed packages holding a file named `name` (`dpkg -S */name`): "libc6:amd64: /lib/…/libc.so.6",
+    /// or "a:amd64, b:amd64: path" when shared.
+    static func packages(holding name: String) throws -> Set<String> {
+        let owner = try Runner(environment: ProcessInfo.processInfo.environment).run("dpkg-query", ["-S", "*/" + name])
+        guard owner.status == 0 else { throw InstallTestError("no package holds \(name): \(owner.stderr)") }
+        var packages: Set<String> = []
+        for line in owner.text.split(separator: "\n") where !line.hasPrefix("diversion") {
+            for package in line.components(separatedBy: ": ")[0].split(separator: ",") {
+                packages.insert(String(package.trimmingCharacters(in: .whitespaces).split(separator: ":")[0]))
+            }
+        }
+        return packages
+    }
+
     /// Every file and symbolic link under `directory`, relative to it (directories left out).
     func files(under directory: String) throws -> Set<String> {
         var found: Set<String> = []
@@ -383,14 +471,11 @@ final class InstallTests: XCTestCase {
         throw XCTSkip(SkipLog.record(self.name, "\(name) is not installed (Debian package \(package))"))
     }
 
-    /// The version in Sources/PasteboardCore/PasteboardVersion.swift.
+    /// The version in VERSION, the one place it is written.
     static func version() throws -> String {
-        let source = try String(contentsOfFile: root + "/Sources/PasteboardCore/PasteboardVersion.swift", encoding: .utf8)
-        guard let line = source.split(separator: "\n").first(where: { $0.contains("static let string") }),
-              let version = line.split(separator: "\"").dropFirst().first else {
-            throw InstallTestError("no version in PasteboardVersion.swift")
-        }
-        return String(version)
+        let version = try String(contentsOfFile: root + "/VERSION", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !version.isEmpty else { throw InstallTestError("VERSION is empty") }
+        return version
     }
 
     /// Long options (`--name`) in a help text.
@@ -463,8 +548,8 @@ extension InstallTests {
     static var makeEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DESTDIR", "PREFIX", "PB_SKIP_BUILD", "RELEASE_DIR",
-                     "INSTALL_STRIP", "DEB_DIR", "DEB_COMPRESSION", "bindir", "datadir", "mandir",
-                     "systemduserunitdir", "prefix"] {
+                     "INSTALL_STRIP", "DEB_DIR", "DEB_COMPRESSION", "MAINTAINER", "DEBFULLNAME", "DEBEMAIL",
+                     "bindir", "datadir", "mandir", "systemduserunitdir", "zshcompletiondir", "prefix"] {
             environment.removeValue(forKey: name)
         }
         return environment

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the pictures ImageCodecsTests decodes, each made by another encoder than ours (PIL, or by hand
 with zlib where PIL cannot), and next to each the RGBA pixels PIL decodes from it (EXIF orientation applied).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import XTypes
 
 /// An application on a `FakeXServer` that owns a selection and answers requests for it: TARGETS, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Skips, recorded where `make test` counts them: parallel XCTest reports a skipped test as passed and

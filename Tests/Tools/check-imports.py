@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that every target's dependencies in Package.swift are exactly the project modules its sources
 import (STYLE.md: a layer imports only layers below it, and the manifest says which). Exit 1 with the
 differences, 0 when they agree."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Makes the LibreOffice clipboard fixtures Tests/RichTextTests/Fixtures/libreoffice/copied-*: a Writer document
 # with a text frame ("Copied frame" / "with a second line"), copied as a user copies it, so that LibreOffice
 # itself puts the RTF (and, for text, its own plain text) on the X clipboard. Not run by the tests.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints `make test`'s last line, `N passed, M failed, K skipped`, from the xunit report and the skip log.
 
 Parallel XCTest marks a skipped test as passed in its xunit report and prints nothing of it, so every skip

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes a deterministic HTML document of about MIB MiB: gen-html.py OUT MIB (for bench/run.sh)."""
 import sys
 

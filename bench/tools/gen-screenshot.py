@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A deterministic 3840 × 2160 'screenshot' for the image benchmarks: a desktop gradient, windows with title
 bars, toolbars and many lines of text, a code editor, coloured icons and a photograph-like region (smoothed
 noise), so that PNG compresses it as it compresses a real screenshot (a few MiB, not a few KiB).

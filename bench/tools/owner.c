@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * owner: a CLIPBOARD owner that times clipboard managers (pasteboardd, CopyQ, parcellite, ClipIt), for
  * bench/run.sh. DISPLAY from the environment. Every wait is poll() with a timeout; times are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * requestor: a long-lived X selection requestor for bench/run.sh.
  *

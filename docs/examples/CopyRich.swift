@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes plain text, HTML and RTF as one item (one change), reads the HTML back, then waits for the
 // next change. Build it as an executable target depending on the `Pasteboard` product, with
 // pasteboardd running on $DISPLAY.

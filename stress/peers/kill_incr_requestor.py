@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """An ICCCM requestor that stops in the middle of an INCR transfer, for the daemon-kill scenario.
 
 usage: kill_incr_requestor.py SECONDS   (DISPLAY from the environment)

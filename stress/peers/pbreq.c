@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pbreq: an efficient, verifying X selection requestor for the stress scenarios (one per process, so a
  * hundred of them cost little on two cores). Content is the self-verifying format of stresscontent.py:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Self-verifying clipboard content for the stress scenarios (Python side; stress/peers/pbreq.c has the C side).
 
 A content is a 42-byte header then a body:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Misbehaving CLIPBOARD owners for the stress scenarios (python-xlib). Each owns CLIPBOARD with a fresh
 window, prints {"ready": true, ...}, then behaves as MODE until SIGTERM (or until it kills itself).
 

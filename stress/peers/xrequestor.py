@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Misbehaving selection requestors for the stress scenarios (python-xlib). Each command prints JSON lines.
 
 usage: xrequestor.py COMMAND [ARGS]   (DISPLAY from the environment; selection CLIPBOARD)

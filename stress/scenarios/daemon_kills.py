@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pasteboardd killed with SIGKILL while it saves content and while it sends an INCR transfer.
 
 What is persisted (docs/architecture.md, ClipboardManager.record): after answering the copying client,

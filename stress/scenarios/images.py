@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Pictures under load: bombs, truncated files, lying headers, an IFD loop, palette indices out of range and
 garbage copied one after another, each pasted as every derived image type by several requestors at once,
 between valid pictures, while a text paste on PRIMARY is timed. pasteboardd must refuse every bad

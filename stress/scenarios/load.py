@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """load: a hundred requestors paste from pasteboardd while the clipboard changes every 100 ms.
 
 Each requestor is stress/peers/pbreq.c (one C process each: a hundred Python requestors on two cores would

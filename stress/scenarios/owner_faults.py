@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """owner_faults: pasteboardd as a clipboard manager reading from CLIPBOARD owners that misbehave.
 
 Each case starts one owner (stress/peers/xowner.py) that takes CLIPBOARD; the daemon starts a snapshot of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """requestor_faults: requestors that die, stall, or send garbage to pasteboardd while it serves CLIPBOARD.
 
 The clipboard holds a stress content (stresscontent.py): a 1 MiB + 4 KiB binary target that always goes by

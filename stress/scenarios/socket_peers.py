@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile peers on the control socket while a well-behaved client keeps making round trips.
 
 The daemon under attack runs with the file-descriptor limit of a systemd user service (soft 1024, the

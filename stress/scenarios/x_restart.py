@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The X server killed and restarted under pasteboardd, and pasteboardd started before its X server.
 
 The contract (systemd/pasteboardd.service, docs/architecture.md "Errors"): losing the X connection ends

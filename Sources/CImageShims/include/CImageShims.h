@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The image libraries opened at run time, on the first picture decoded or written: libspng, zlib, libdeflate,
 // TurboJPEG, libwebp, giflib and libtiff. Linked, they and what they need cost every start of pb and
 // pasteboardd the loader's time (about a quarter of `pb paste`'s samples) for pictures few runs touch. Each

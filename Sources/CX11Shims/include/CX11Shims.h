@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CX11Shims: the parts of Xlib and XFixes that Swift cannot import or use safely.
 // Every symbol is prefixed `pbx_`; each one says why it exists.
 #pragma once

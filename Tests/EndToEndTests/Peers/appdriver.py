@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the real-application drivers (chromium.py, firefox.py, writer.py) share.
 
 A driver starts one application on $DISPLAY, in a private temporary profile, as its own process group,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Drives Chromium for the real-application tests (see appdriver.py for the commands and answers).
 
 Chromium runs on $DISPLAY with its X11 backend (not headless, which has a clipboard of its own), in a

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Toolkit programs that copy and then exit, handing their clipboard to the clipboard manager.
 
 gtk TEXT HTML  — GTK 3 (through ctypes: gtk_clipboard_set_with_data is not introspectable) offers

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Pictures for the end-to-end image tests: made and judged by PIL, read and owned by GTK and Qt. Prints JSON.
 
 usage: images.py make KIND PATH          write a 320 × 200 test picture: png (with alpha), jpeg, webp (lossless),

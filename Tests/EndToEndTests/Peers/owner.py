@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A selection owner written for the tests (python-xlib): it owns SELECTION with the given targets and
 serves them (INCR for large data), prints "ready", and serves until SIGTERM (or SIGINT).
 

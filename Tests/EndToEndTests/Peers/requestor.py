@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """An ICCCM requestor written for the tests, with python-xlib: it does what xclip and xsel cannot
 (MULTIPLE, stale and obsolete requests, abandoned INCR, a BadWindow storm) and prints JSON results.
 

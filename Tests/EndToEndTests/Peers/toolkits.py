@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Reads and writes the clipboard the way desktop toolkits do, for the tests: GTK 3 (PyGObject), Qt 5
 (PyQt5) and Tk. Readers print JSON. usage:
   toolkits.py gtk|qt|tk [SELECTION]      text and HTML

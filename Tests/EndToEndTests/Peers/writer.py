@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Drives LibreOffice Writer for the real-application tests (see appdriver.py for the commands).
 
 soffice runs on $DISPLAY with its plain X11 user interface (the "gen" VCL plugin; --headless would
