@@ -108,6 +108,7 @@ run: deps-run release
 # Every test: pure unit tests and the end-to-end suites against real Xvfb servers and peers.
 test: deps-test deps-deb
 	/usr/bin/python3 Tests/Tools/check-imports.py
+	/usr/bin/python3 Tests/Tools/check-licence-headers.py
 	$(SWIFT) build --build-tests
 	@# Parallel XCTest prints no summary of its own and reports skipped tests as passed: the summary counts
 	@# from the xunit report and the skip log the tests write (Tests/Tools/summary.py), and fails on a failure.
