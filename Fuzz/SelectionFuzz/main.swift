@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the Selection module: the SelectionRequest planner (TARGETS, TIMESTAMP,
-// MULTIPLE, side-effect and content targets, stale times, INCR), the IncrSend and IncrReceive state
+// MULTIPLE, side-effect and content targets, times before the acquisition, INCR), the IncrSend and IncrReceive state
 // machines, the Latin-1 / text-target conversions and the files family (URI lists and copied files). The first input byte picks the scenario; the rest
 // is read by `FuzzInput` as a stream of choices. Every scenario checks the documented contracts and
 // stops with `fatalError("invariant: …")` when one is broken. Built with -DFUZZING and -sanitize=fuzzer it
@@ -177,11 +177,6 @@ func fuzzPlan(_ input: inout FuzzInput) {
         }
     }
 
-    if !request.time.isCurrentTime && Int32(bitPattern: request.time.rawValue &- acquiredAt.rawValue) < 0 {
-        invariant(plan.isRefused && plan.refusals == [.staleRequest] && conversions.isEmpty,
-                  "a request from before the acquisition was not refused as stale")
-        return
-    }
     if request.target == atoms.multiple {
         guard !request.property.isNone, let pairs = multiplePairs, !pairs.isEmpty, pairs.count % 2 == 0 else {
             invariant(plan.isRefused && plan.refusals == [.malformedMultiple] && conversions.isEmpty,
@@ -476,8 +471,8 @@ func writeSeeds(to directory: String) {
         "plan-utf8": plan(target: [utf8String], property: prop, time: [0], offered: textOffer, pairs: [0], conversions: convertText),
         "plan-string-none-property": plan(target: [string], property: [none], time: [0], offered: textOffer, pairs: [0],
                                           conversions: convertText),
-        "plan-stale": plan(target: [utf8String], property: prop, time: [2] + le16(1), offered: textOffer, pairs: [0],
-                           conversions: convertText),
+        "plan-before-acquisition": plan(target: [utf8String], property: prop, time: [2] + le16(1), offered: textOffer, pairs: [0],
+                                        conversions: convertText),
         "plan-delete": plan(target: [delete], property: prop, time: [0], offered: textOffer + [delete], pairs: [0], conversions: []),
         "plan-not-offered": plan(target: [png], property: prop, time: [0], offered: [utf8String], pairs: [0], conversions: []),
         "plan-incr": plan(target: [html], property: prop, time: [0], offered: textOffer, pairs: [0], conversions: convertBig),

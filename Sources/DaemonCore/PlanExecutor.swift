@@ -54,8 +54,8 @@ final class PlanExecutor {
     }
 
     /// Logs why a request was refused, never content. A malformed or oversized MULTIPLE is a peer breaking
-    /// the protocol or the daemon's cap: one info line per request (rate-limited). Other refusals (stale
-    /// requests, targets not offered, side effects) are ordinary client behaviour: debug only.
+    /// the protocol or the daemon's cap: one info line per request (rate-limited). Other refusals (targets
+    /// not offered, side effects) are ordinary client behaviour: debug only.
     /// `pairsOverCap` is the pair count of a MULTIPLE list too long to read (more than the cap).
     func logRefusals(of plan: ReplyPlan, for request: SelectionRequest, pairsOverCap: Int?) {
         let multipleRefusals = plan.refusals.filter {

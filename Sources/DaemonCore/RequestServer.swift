@@ -71,7 +71,10 @@ final class RequestServer {
 
     // MARK: - X requestors
 
-    /// Answers a SelectionRequest for a pasteboard: refused when the daemon does not serve it (any more).
+    /// Answers a SelectionRequest for a pasteboard the daemon owns, whatever the request's time (an
+    /// Emacs timer asks with its last key press's time, older than the copy: `SelectionResponder`).
+    /// Refused at once when the daemon does not serve the pasteboard any more — another client took it,
+    /// or it was cleared — so ownership, not the request's time, decides.
     func answer(_ request: SelectionRequest) {
         guard let served = boards[request.selection]?.served else {
             executor.refuse(request)
@@ -106,17 +109,14 @@ final class RequestServer {
     private func tryAnswer(_ parked: ParkedRequest, timedOut: Bool = false) -> Bool {
         var waiting = false
         var values: [Atom: PropertyValue] = [:]
-        let stale = !parked.request.time.isCurrentTime && parked.request.time.isEarlier(than: parked.served.acquiredAt)
-        if !stale {
-            for target in contentTargets(of: parked) where values[target] == nil {
-                switch parked.served.lookup(target, services: services) {
-                case .value(let value): values[target] = value
-                case .refused: break
-                case .convert(let job):
-                    conversions.start(job, for: parked.served)
-                    waiting = true
-                case .converting: waiting = true
-                }
+        for target in contentTargets(of: parked) where values[target] == nil {
+            switch parked.served.lookup(target, services: services) {
+            case .value(let value): values[target] = value
+            case .refused: break
+            case .convert(let job):
+                conversions.start(job, for: parked.served)
+                waiting = true
+            case .converting: waiting = true
             }
         }
         if waiting && !timedOut { return false }

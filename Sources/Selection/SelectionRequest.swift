@@ -28,8 +28,6 @@ public struct ReplyPlan: Equatable, Sendable {
 
 /// Why a target was not converted.
 public enum Refusal: Equatable, Sendable {
-    /// The request's time is earlier than the time the selection was acquired.
-    case staleRequest
     /// The target is not one the content offers or that the owner knows how to produce.
     case targetNotOffered(Atom)
     /// A MULTIPLE request named no property or its ATOM_PAIR list could not be read.

@@ -3,10 +3,18 @@ import XTypes
 
 /// Answers SelectionRequests for a selection the caller owns, per ICCCM 2.2–2.6, as a pure function.
 ///
-/// The responder handles the protocol targets itself (`TARGETS`, `TIMESTAMP`, `MULTIPLE`), refuses stale
-/// requests and side-effect targets, substitutes the target for a `None` property (obsolete clients),
-/// and decides when data goes by INCR. Content targets are converted by the caller's `convert` closure,
-/// which is called at most once per target and request.
+/// The responder handles the protocol targets itself (`TARGETS`, `TIMESTAMP`, `MULTIPLE`), refuses
+/// side-effect targets, substitutes the target for a `None` property (obsolete clients), and decides when
+/// data goes by INCR. Content targets are converted by the caller's `convert` closure, which is called at
+/// most once per target and request.
+///
+/// A request is answered whatever its time, as long as the caller still owns the selection (the caller
+/// asks only then: a request that arrives once another client took the selection is refused before it
+/// gets here). ICCCM 2.2 lets an owner refuse a request timed before it acquired the selection, so that a
+/// requestor never gets content newer than the moment it asked about; for a clipboard that newer content
+/// is the content the requestor wants, and real requestors send old times: Emacs reading the clipboard
+/// from a timer or `emacsclient --eval` sends its last input event's time, older than a copy made since
+/// in another application. GTK and xclip owners answer such requests; so does this one.
 public struct SelectionResponder: Sendable {
     public var atoms: StandardAtoms
     /// Format-8 values larger than this many bytes are sent by INCR.
@@ -44,9 +52,10 @@ public struct SelectionResponder: Sendable {
         return list
     }
 
-    /// Plans the answer to `request`.
+    /// Plans the answer to `request`, for a selection the caller owns now.
     /// - Parameters:
-    ///   - acquiredAt: the server time at which the caller took ownership.
+    ///   - acquiredAt: the server time at which the caller took ownership (what TIMESTAMP answers; not
+    ///     compared with the request's time).
     ///   - offered: the content targets served, in preference order.
     ///   - listed: the targets TARGETS lists (nil: `offered`); a target may be served without being listed
     ///     (made only when a requestor asks for it by name).
@@ -62,10 +71,6 @@ public struct SelectionResponder: Sendable {
         convert: (Atom) -> PropertyValue?
     ) -> ReplyPlan {
         var plan = ReplyPlan()
-        if !request.time.isCurrentTime && request.time.isEarlier(than: acquiredAt) {
-            plan.refusals.append(.staleRequest)
-            return plan
-        }
         if request.target == atoms.multiple {
             // Each target is converted once per request, however many pairs name it.
             var converted: [Atom: PropertyValue?] = [:]

@@ -21,10 +21,16 @@ final class Gate: @unchecked Sendable {
         condition.unlock()
     }
 
-    func waitUntilEntered(_ count: Int = 1) {
+    /// Waits until `count` conversions entered the gate, at most 10 s; false if they did not.
+    @discardableResult
+    func waitUntilEntered(_ count: Int = 1) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
         condition.lock()
-        while entered < count { condition.wait(until: Date().addingTimeInterval(10)) }
-        condition.unlock()
+        defer { condition.unlock() }
+        while entered < count {
+            if !condition.wait(until: deadline) { return entered >= count }
+        }
+        return true
     }
 
     func release() {
@@ -39,7 +45,7 @@ final class Gate: @unchecked Sendable {
 /// answered when its conversion is done, refused past the limit, refused when the content changes.
 final class ConversionWorkerTests: XCTestCase {
     /// The standard table, with a `text/x-slow` type made from plain text by a converter that waits at `gate`.
-    func slowTable(_ gate: Gate) -> ConversionTable {
+    static func slowTable(_ gate: Gate) -> ConversionTable {
         let slow = RepresentationFormat("slow")
         let standard = ConversionTable.standard
         return ConversionTable(
@@ -54,7 +60,7 @@ final class ConversionWorkerTests: XCTestCase {
 
     func testWhileAConversionRunsOtherTargetsAndPrimaryAreServed() throws {
         let gate = Gate()
-        let h = try Harness(table: slowTable(gate))
+        let h = try Harness(table: Self.slowTable(gate))
         try h.copy([(.utf8PlainText, "clip")])
         try h.copy([(.utf8PlainText, "prim")], to: "PRIMARY")
         XCTAssertTrue(h.targets().contains("text/x-slow"))
@@ -84,7 +90,7 @@ final class ConversionWorkerTests: XCTestCase {
 
     func testAControlClientsReadWaitsForTheConversionToo() throws {
         let gate = Gate()
-        let h = try Harness(table: slowTable(gate))
+        let h = try Harness(table: Self.slowTable(gate))
         try h.copy([(.utf8PlainText, "clip")])
         let box = h.sendLater(.read(pasteboard: "CLIPBOARD", types: ["text/x-slow"], display: ":99"))
         h.settle(waitForConversions: false)
@@ -98,7 +104,7 @@ final class ConversionWorkerTests: XCTestCase {
 
     func testANewChangeRefusesWhatWaitedForTheOldContent() throws {
         let gate = Gate()
-        let h = try Harness(table: slowTable(gate))
+        let h = try Harness(table: Self.slowTable(gate))
         try h.copy([(.utf8PlainText, "old")])
         let slow = h.requestor()
         slow.ask("CLIPBOARD", "text/x-slow")
@@ -118,7 +124,7 @@ final class ConversionWorkerTests: XCTestCase {
         let gate = Gate()
         var configuration = DaemonConfiguration()
         configuration.conversionTimeoutMs = 2000
-        let h = try Harness(configuration: configuration, table: slowTable(gate))
+        let h = try Harness(configuration: configuration, table: Self.slowTable(gate))
         try h.copy([(.utf8PlainText, "clip")])
         let slow = h.requestor()
         slow.ask("CLIPBOARD", "text/x-slow")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """An ICCCM requestor written for the tests, with python-xlib: it does what xclip and xsel cannot
-(MULTIPLE, stale and obsolete requests, abandoned INCR, a BadWindow storm) and prints JSON results.
+(MULTIPLE, requests timed before the acquisition, obsolete requests, abandoned INCR, a BadWindow storm) and prints JSON results.
 
 usage: requestor.py COMMAND [ARGS]   (DISPLAY from the environment)
 """
@@ -107,11 +107,14 @@ def cmd_multiple_none(sel="CLIPBOARD"):
     print(json.dumps({"notify_property": name(e.property) if e else "timeout"}))
 
 
-def cmd_stale(sel="CLIPBOARD"):
-    """A request timed 1 ms after the server's epoch is older than any acquisition: refused."""
+def cmd_old_time(sel="CLIPBOARD"):
+    """A request timed 1 ms after the server's epoch, older than any acquisition (as Emacs asks from a timer)."""
     w = window()
-    e = convert(w, atom(sel), atom("UTF8_STRING"), atom("REQ_PROP"), t=1)
-    print(json.dumps({"notify_property": name(e.property) if e else "timeout"}))
+    p = atom("REQ_PROP")
+    e = convert(w, atom(sel), atom("UTF8_STRING"), p, t=1)
+    r = read(w, p) if e and e.property else None
+    print(json.dumps({"notify_property": name(e.property) if e else "timeout",
+                      "value": r["value"].decode("utf-8") if r else None}))
 
 
 def cmd_obsolete(sel="CLIPBOARD"):
