@@ -31,11 +31,13 @@ RUN_PACKAGES := xvfb
 # (InstallTests: 129 packages, mostly Perl's, 35 s to fetch and install); python3-pil decodes the
 # pictures the daemon serves. The second line: the menus `pb history pick` is tested with (rofi, dmenu from
 # suckless-tools, fzf), xdotool, which types into them, and xterm, the terminal `pb copy --osc52` copies
-# through: 7 packages, 2.6 MB to fetch, 7.5 MB installed, 14 s to install. The last line: the applications
+# through: 7 packages, 2.6 MB to fetch, 7.5 MB installed, 14 s to install; and emacs-gtk, the Emacs whose
+# gui-get-selection EmacsTests drives (10 packages, 47.5 MB to fetch, 168 MB installed beside the GTK 3 that
+# gir1.2-gtk-3.0 brings; emacs-lucid would be 47.7 MB and 169 MB, with Xaw3d besides). The last line: the applications
 # RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
 # and install (docs/testing.md).
 TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
-	rofi suckless-tools fzf xdotool xterm \
+	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick
 

@@ -48,28 +48,14 @@ public final class Desktop: @unchecked Sendable {
     /// Starts pasteboardd and returns once it said READY=1 (at most 20 s). With `logging`, its standard error
     /// (the log) goes to `daemonLogPath`, emptied first, rather than to the test's.
     public func startDaemon(arguments: [String] = [], logging: Bool = false) throws {
-        let socketPath = home + "/notify-\(UUID().uuidString.prefix(8)).sock"
-        let notify = try UnixDatagramSocket.bound(to: .path(socketPath))
-        defer { try? notify.close(); try? FileManager.default.removeItem(atPath: socketPath) }
+        let notify = try NotifySocket(directory: home)
+        defer { notify.close() }
         var env = environment
-        env["NOTIFY_SOCKET"] = socketPath
+        env["NOTIFY_SOCKET"] = notify.path
         if logging { _ = FileManager.default.createFile(atPath: daemonLogPath, contents: nil) }
         let process = try Runner(environment: env).start(pasteboardd, arguments, stderrPath: logging ? daemonLogPath : nil)
         daemon = process
-        let clock = SystemClock()
-        let deadline = clock.now() + .seconds(20)
-        while true {
-            let now = clock.now()
-            guard now < deadline, process.isRunning else {
-                throw FixtureError(process.isRunning ? "pasteboardd did not report READY=1 within 20 s"
-                                                      : "pasteboardd exited with status \(process.terminationStatus) before it was ready")
-            }
-            _ = try Poller.wait([PollRequest(notify.fileDescriptor, .readable)],
-                                timeoutMilliseconds: min(200, now.millisecondsUntil(deadline)))
-            while let datagram = try notify.receive() {
-                if String(decoding: datagram, as: UTF8.self).split(separator: "\n").contains("READY=1") { return }
-            }
-        }
+        try notify.waitForReady(process, name: "pasteboardd", seconds: 20)
     }
 
     /// Stops the daemon by its PID with `signal` and returns its exit status.
@@ -89,4 +75,40 @@ public final class Desktop: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// A `NOTIFY_SOCKET` for a service started by a test: the service says `READY=1` on it (sd_notify(3)) once it
+/// serves — pasteboardd, or Emacs started with `--fg-daemon` — so a test waits for that rather than sleeping.
+public final class NotifySocket {
+    public let path: String
+    private let socket: UnixDatagramSocket
+
+    /// Binds a datagram socket in `directory`.
+    public init(directory: String) throws {
+        path = directory + "/notify-\(UUID().uuidString.prefix(8)).sock"
+        socket = try UnixDatagramSocket.bound(to: .path(path))
+    }
+
+    /// Returns once `process` said READY=1; throws when it exits first or `seconds` pass.
+    public func waitForReady(_ process: Process, name: String, seconds: Int64) throws {
+        let clock = SystemClock()
+        let deadline = clock.now() + .seconds(seconds)
+        while true {
+            let now = clock.now()
+            guard now < deadline, process.isRunning else {
+                throw FixtureError(process.isRunning ? "\(name) did not report READY=1 within \(seconds) s"
+                                                      : "\(name) exited with status \(process.terminationStatus) before it was ready")
+            }
+            _ = try Poller.wait([PollRequest(socket.fileDescriptor, .readable)],
+                                timeoutMilliseconds: min(200, now.millisecondsUntil(deadline)))
+            while let datagram = try socket.receive() {
+                if String(decoding: datagram, as: UTF8.self).split(separator: "\n").contains("READY=1") { return }
+            }
+        }
+    }
+
+    public func close() {
+        try? socket.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
 }
