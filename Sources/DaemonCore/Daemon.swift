@@ -34,7 +34,9 @@ public final class Daemon {
     private var display: String { options.display ?? environment["DISPLAY"] ?? "" }
 
     /// Runs until SIGTERM/SIGINT (status 0) or until the X connection is lost or start-up fails
-    /// (non-zero, so that systemd restarts it).
+    /// (non-zero, so that systemd restarts it). A start-up that fails says why to the clients waiting at a
+    /// socket a service manager passed (`refuseToStart`); while the X server cannot be reached yet, each
+    /// client that connects is told so at once, and the daemon keeps trying.
     public func run() -> Int32 {
         // Sockets a service manager passed sit at descriptors 3 and up: take them before anything else
         // opens a descriptor that $LISTEN_FDS could be taken to name.
@@ -47,14 +49,18 @@ public final class Daemon {
             signals = try SignalDescriptor(signals: [.terminate, .interrupt, .hangup])
             try? Signals.ignore(.pipe)
         } catch {
-            log.error("\(error)")
-            return 1
+            return refuseToStart(StartFailure("cannot watch for signals: \(error)"), passed: passed)
         }
-        guard let connection = connectWithBackOff() else { return stopping ? 0 : 1 }
-        x = connection
+        let waiting = StartFailureNotice(listeners: passed.compactMap { try? UnixListener(adopting: $0) },
+                                         userID: ProcessIdentity.userID, clock: clock)
+        switch connectWithBackOff(telling: waiting) {
+        case .connected(let connection): x = connection
+        case .stopped: return 0
+        case .failed(let failure): return refuseToStart(failure, passed: passed)
+        }
         guard x.xfixesEventBase != nil else {
-            log.error("the X server lacks the XFixes extension, which pasteboardd needs to watch owners")
-            return 1
+            return refuseToStart(StartFailure("the X server at \(display) lacks the XFixes extension, which pasteboardd needs to watch owners"),
+                                 passed: passed)
         }
         let directories = XDGDirectories(environment: environment)
         var stateDirectory: String?
@@ -67,11 +73,14 @@ public final class Daemon {
             engine = try DaemonEngine(x: x, clock: clock, configuration: configuration, display: display,
                                       stateDirectory: stateDirectory, log: log)
         } catch {
-            log.error("cannot start: \(error)")
-            return 1
+            return refuseToStart(StartFailure("\(error)"), passed: passed)
         }
         engine.start()
-        guard let listener = controlListener(directories, passed: passed) else { return 1 }
+        let listener: UnixListener
+        switch controlListener(directories, passed: passed) {
+        case .success(let adopted): listener = adopted
+        case .failure(let failure): return refuseToStart(failure, passed: passed)
+        }
         server = ControlServer(listener: listener, userID: ProcessIdentity.userID, log: log,
                                maximumFrameLength: options.maximumRequestBytes, maximumClients: controlClientCap())
         engine.broadcast = { [server] response, name in
@@ -100,21 +109,19 @@ public final class Daemon {
     }
 
     /// The control socket: the one a service manager passed (`pasteboardd.socket`, `systemd-socket-activate`:
-    /// `$LISTEN_FDS`, taken at start), else one bound here in the runtime directory. Nil, logged, when neither
-    /// can be had.
-    private func controlListener(_ directories: XDGDirectories, passed: [FileDescriptor]) -> UnixListener? {
+    /// `$LISTEN_FDS`, taken at start), else one bound here in the runtime directory; why not, when neither can
+    /// be had.
+    private func controlListener(_ directories: XDGDirectories, passed: [FileDescriptor]) -> Result<UnixListener, StartFailure> {
         if passed.isEmpty {
             do {
                 _ = try directories.createRuntime()
-                return try UnixListener(path: directories.controlSocket)
+                return .success(try UnixListener(path: directories.controlSocket))
             } catch {
-                log.error("cannot listen on \(directories.controlSocket): \(error)")
-                return nil
+                return .failure(StartFailure("cannot listen on \(directories.controlSocket): \(error)"))
             }
         }
         guard passed.count == 1 else {
-            log.error("socket activation: \(passed.count) sockets were passed; pasteboardd takes one, its control socket")
-            return nil
+            return .failure(StartFailure("socket activation: \(passed.count) sockets were passed; pasteboardd takes one, its control socket"))
         }
         do {
             let listener = try UnixListener(adopting: passed[0])
@@ -122,38 +129,61 @@ public final class Daemon {
             if listener.path != directories.controlSocket {
                 log.warning("the socket passed is not \(directories.controlSocket), where pb looks for pasteboardd")
             }
-            return listener
+            return .success(listener)
         } catch {
-            log.error("socket activation: \(error)")
-            return nil
+            return .failure(StartFailure("socket activation: \(error)"))
         }
     }
 
+    /// Gives up starting: logs why and tells the clients waiting at the sockets a service manager passed (the
+    /// one that woke the daemon among them: `StartFailureNotice`), so that `pb` prints "pasteboardd could not
+    /// start: …" rather than a reset connection. Returns 1, the status of a failed start (systemd restarts it).
+    /// For failures before `run` (a bad configuration file) the sockets are taken here.
+    public func refuseToStart(_ failure: StartFailure, passed: [FileDescriptor]? = nil) -> Int32 {
+        log.error("could not start: \(failure.reason)")
+        let sockets = passed ?? ((try? SocketActivation.takeListeningDescriptors(environment: environment)) ?? [])
+        let notice = StartFailureNotice(listeners: sockets.compactMap { try? UnixListener(adopting: $0) },
+                                        userID: ProcessIdentity.userID, clock: clock)
+        let told = notice.tell(failure)
+        if told > 0 { log.info("told \(told) waiting client\(told == 1 ? "" : "s") why") }
+        return 1
+    }
+
+    /// How opening the display ended.
+    private enum DisplayOutcome {
+        case connected(XConnection)
+        /// SIGTERM or SIGINT while waiting.
+        case stopped
+        case failed(StartFailure)
+    }
+
     /// Opens the display, waiting while the X server is not up yet (as at session start): retries after
-    /// 0.25 s, doubling to at most 10 s, answering SIGTERM meanwhile. With no display named at all there
-    /// is nothing to wait for: that is an error at once.
-    private func connectWithBackOff() -> XConnection? {
+    /// 0.25 s, doubling to at most 10 s, answering SIGTERM meanwhile, and telling each client that connects to
+    /// a passed socket meanwhile why it is not served yet (`waiting`). With no display named at all there is
+    /// nothing to wait for: that is a failure at once.
+    private func connectWithBackOff(telling waiting: StartFailureNotice) -> DisplayOutcome {
         let name = options.display ?? environment["DISPLAY"]
-        guard let name, !name.isEmpty else {
-            log.error("no X display: DISPLAY is not set (for the user service: systemctl --user import-environment DISPLAY)")
-            return nil
-        }
+        guard let name, !name.isEmpty else { return .failed(.displayNotSet) }
         var delay: Duration = .milliseconds(250)
         var attempts = 0
         while true {
-            if let connection = try? XConnection(displayName: name) { return connection }
+            if let connection = try? XConnection(displayName: name) { return .connected(connection) }
             attempts += 1
             if attempts == 1 || attempts % 10 == 0 {
-                log.warning("cannot open X display \(name) yet; retrying (attempt \(attempts))")
+                log.warning("cannot open X display \(name) yet; retrying (attempt \(attempts): \(DisplayFailure.diagnose(name)))")
             }
             try? notifier.status("waiting for X display \(name)")
             let deadline = clock.now() + delay
             // Wait on the signalfd, not a sleep, so SIGTERM still stops us at once.
             while clock.now() < deadline {
-                _ = try? Poller.wait([PollRequest(signals.fileDescriptor, .readable)],
-                                     timeoutMilliseconds: clock.now().millisecondsUntil(deadline))
+                let ready = (try? Poller.wait([PollRequest(signals.fileDescriptor, .readable)] + waiting.pollRequests,
+                                              timeoutMilliseconds: clock.now().millisecondsUntil(deadline))) ?? []
                 handleSignals()
-                if stopping { return nil }
+                if stopping { return .stopped }
+                if ready.dropFirst().contains(where: { !$0.isEmpty }) {
+                    let told = waiting.tell(.cannotOpenDisplay(name, DisplayFailure.diagnose(name), stillTrying: true))
+                    if told > 0 { log.limited(.info, key: "told-waiting", "told \(told) client\(told == 1 ? "" : "s") that X display \(name) cannot be opened yet") }
+                }
             }
             delay = min(delay * 2, .seconds(10))
         }

@@ -30,8 +30,8 @@ case .success(.run(let options)):
     }
     let configuration: DaemonConfiguration
     do { configuration = try DaemonConfiguration.load(environment: Environment.all) } catch {
-        try? FileDescriptor.standardError.writeAll(Array("pasteboardd: \(error)\n".utf8))
-        ProcessIdentity.exit(1)
+        // Said to the pb that woke it, too, when a service manager passed the control socket.
+        ProcessIdentity.exit(Daemon(options: options, environment: Environment.all).refuseToStart(StartFailure("\(error)")))
     }
     ProcessIdentity.exit(Daemon(options: options, environment: Environment.all, configuration: configuration).run())
 }
