@@ -8,6 +8,10 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case notRunning(socket: String)
     /// The daemon answered with an error.
     case daemon(code: ErrorCode, message: String)
+    /// The daemon answered the connection with why it does not serve it — `unavailable` in place of the hello
+    /// answer — and closed it: it could not start ("pasteboardd could not start: DISPLAY is not set (…)"), or
+    /// it has as many clients as it takes. The message is the daemon's, for people.
+    case notServing(String)
     /// The daemon did not answer within the timeout.
     case timedOut
     /// The connection broke or the daemon sent something unexpected.
@@ -18,6 +22,7 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notRunning(let socket):
             "pasteboardd is not running (no daemon at \(socket)); start it with 'systemctl --user start pasteboardd' or run 'pasteboardd &'"
         case .daemon(_, let message): message
+        case .notServing(let message): message
         case .timedOut: "pasteboardd did not answer in time"
         case .protocolFailure(let why): "talking to pasteboardd failed: \(why)"
         }
@@ -47,21 +52,16 @@ final class DaemonClient {
     func send(_ request: ControlRequest, timeoutMilliseconds: Int = 10_000) throws(DaemonClientError) -> ControlResponse {
         try write(request)
         let deadline = clock.now() + .milliseconds(timeoutMilliseconds)
-        if !greeted {
-            let hello = try receive(deadline: deadline)
-            guard case .hello = hello else {
-                if case .error(let code, let message) = hello { throw .daemon(code: code, message: message) }
-                throw .protocolFailure("the daemon did not answer hello")
-            }
-            greeted = true
-        }
+        if !greeted { try greet(deadline: deadline) }
         let response = try receive(deadline: deadline)
         if case .error(let code, let message) = response { throw .daemon(code: code, message: message) }
         return response
     }
 
     /// Writes `request`, after the hello handshake on a new connection. Large representation data
-    /// (`pb copy` of 64 MiB) goes from the caller's arrays as it is: no frame is assembled.
+    /// (`pb copy` of 64 MiB) goes from the caller's arrays as it is: no frame is assembled. When the daemon
+    /// stopped reading because it refused the connection (it answers and closes after the hello, before the
+    /// data that follows), the write fails and its answer is thrown instead of the broken pipe.
     private func write(_ request: ControlRequest) throws(DaemonClientError) {
         var segments = request.encodeSegments()
         if !greeted {
@@ -70,8 +70,38 @@ final class DaemonClient {
         do {
             for segment in segments { try fd.writeAll(segment) }
         } catch {
+            if !greeted, let refusal = refusalAlreadySent() { throw refusal }
             throw .protocolFailure("cannot send: \(error)")
         }
+    }
+
+    /// Reads the answer to the hello sent with the first request; a daemon that does not serve the connection
+    /// answers in its place (`refusal(inPlaceOfHello:)`).
+    private func greet(deadline: MonotonicInstant) throws(DaemonClientError) {
+        let answer = try receive(deadline: deadline)
+        if let refusal = Self.refusal(inPlaceOfHello: answer) { throw refusal }
+        greeted = true
+    }
+
+    /// What an answer in place of hello means: nil for hello itself; `.notServing` for `unavailable` (the
+    /// daemon could not start, or has all the clients it takes); `.daemon` for another error (a version it
+    /// does not speak).
+    private static func refusal(inPlaceOfHello answer: ControlResponse) -> DaemonClientError? {
+        switch answer {
+        case .hello: nil
+        case .error(code: .unavailable, let message): .notServing(message)
+        case .error(let code, let message): .daemon(code: code, message: message)
+        default: .protocolFailure("the daemon did not answer hello")
+        }
+    }
+
+    /// The daemon's refusal, if one already arrived (read without waiting).
+    private func refusalAlreadySent() -> DaemonClientError? {
+        guard let ready = try? Poller.wait(PollRequest(fd, .readable), timeoutMilliseconds: 0), !ready.isEmpty,
+              case .data(let bytes)? = try? fd.readAvailable(max: 65536) else { return nil }
+        decoder.append(bytes[...])
+        guard let body = try? decoder.nextFrame(), let answer = try? ControlResponse.decode(body: body) else { return nil }
+        return Self.refusal(inPlaceOfHello: answer)
     }
 
     /// Waits for the next response (also used to read `changed` events after `watch`).
@@ -119,14 +149,7 @@ extension DaemonClient {
                        begin: (_ type: String, _ length: Int) -> Void,
                        sink: (ArraySlice<UInt8>) -> Bool) throws(DaemonClientError) -> StreamedRead {
         try write(request)
-        if !greeted {
-            let hello = try receive(deadline: clock.now() + .milliseconds(timeoutMilliseconds))
-            guard case .hello = hello else {
-                if case .error(let code, let message) = hello { throw .daemon(code: code, message: message) }
-                throw .protocolFailure("the daemon did not answer hello")
-            }
-            greeted = true
-        }
+        if !greeted { try greet(deadline: clock.now() + .milliseconds(timeoutMilliseconds)) }
         var pending = decoder.takeBufferedBytes()
         // Sized to what is coming: a page until the answer's length is known, then up to 256 KiB. Clearing a
         // 256 KiB buffer up front cost every `pb paste`, even of a few bytes, 64 page faults.
@@ -176,8 +199,9 @@ extension DaemonClient {
     /// Pastes the first of `types` that pasteboardd offers for `pasteboard` straight from the daemon,
     /// when it holds that pasteboard itself on `$DISPLAY` (`ControlRequest.read`: no X transfer; text
     /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does.
-    /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running,
-    /// serving another display, another application owns the pasteboard, an older daemon — and the caller
+    /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running, not
+    /// serving (it could not start: the X selection is read all the same, as with no daemon), serving another
+    /// display, another application owns the pasteboard, an older daemon — and the caller
     /// asks the owner through X; `.refused` when the daemon holds the pasteboard and said why it cannot
     /// give the type (nothing converts to it, the conversion failed or took too long); `.failed` only once
     /// data began.

@@ -4,7 +4,9 @@ import PasteboardCore
 
 /// Errors the library throws, each saying what failed.
 public enum PasteboardError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// pasteboardd is not running (writes, counts and change notifications need it).
+    /// pasteboardd is not running, or not serving — it could not start, and the message is its reason
+    /// ("pasteboardd could not start: DISPLAY is not set (…)") — (writes, counts and change notifications
+    /// need it).
     case daemonNotRunning(String)
     /// The pasteboard has no owner.
     case empty
@@ -43,7 +45,7 @@ public enum PasteboardError: Error, Equatable, Sendable, CustomStringConvertible
     static func translate(_ error: any Error) -> PasteboardError {
         switch error {
         case let error as PasteboardError: return error
-        case DaemonClientError.notRunning: return .daemonNotRunning("\(error)")
+        case DaemonClientError.notRunning, DaemonClientError.notServing: return .daemonNotRunning("\(error)")
         case DaemonClientError.timedOut: return .timedOut
         case let DaemonClientError.daemon(code, message):
             switch code {
