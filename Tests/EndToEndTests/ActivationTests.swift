@@ -12,7 +12,12 @@ final class ActivationTests: DesktopTestCase {
 
     var socketPath: String { desktop.home + "/runtime/pasteboard/control.sock" }
 
+    /// Every activator started, stopped by its PID at the end of the test even when the test failed early.
+    var activators: [Started] = []
+
     override func tearDown() {
+        for activator in activators { _ = activator.stop() }
+        activators = []
         desktop.stopDaemon()
         try? FileManager.default.removeItem(atPath: socketPath)
         super.tearDown()
@@ -60,11 +65,12 @@ final class ActivationTests: DesktopTestCase {
         }
     }
 
-    /// systemd-socket-activate listening on the control socket, ready to start pasteboardd with the
-    /// desktop's environment (it passes only what -E names). It is started with posix_spawn, not
+    /// systemd-socket-activate listening on the control socket, ready to start pasteboardd with
+    /// `environment` (the desktop's by default; it passes only what -E names, and what is unset not at all,
+    /// as a user manager without DISPLAY imported does). It is started with posix_spawn, not
     /// Foundation's Process: it closes every descriptor it did not open, Foundation's watch on the child
     /// among them, and Foundation then waits for it to exit on the thread that reaps every other child.
-    func startActivator() throws -> Started {
+    func startActivator(environment: [String: String]? = nil) throws -> Started {
         let activator = try requireTool("systemd-socket-activate", package: "systemd")
         try FileManager.default.createDirectory(atPath: desktop.home + "/runtime/pasteboard", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
@@ -72,14 +78,21 @@ final class ActivationTests: DesktopTestCase {
         let (readEnd, writeEnd) = try FileDescriptor.pipe()
         // Its standard error (where it and pasteboardd log) into the pipe, through a shell that execs it.
         let pid = try ChildProcess.spawn(argv: ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", activator, "-l", socketPath] + passed + [desktop.pasteboardd],
-                                         environment: desktop.environment, stdout: writeEnd)
+                                         environment: environment ?? desktop.environment, stdout: writeEnd)
         try writeEnd.close()
+        var status: Int32?
         let started = Started(pid: pid, errors: LineReader(FileHandle(fileDescriptor: readEnd.rawValue))) {
+            if let status { return status }   // stopped already (by the test, then by tearDown)
             try? Signals.send(.terminate, to: pid)
             defer { try? readEnd.close() }
-            guard case .exited(let code)? = try? ChildProcess.wait(pid) else { return -1 }
+            guard case .exited(let code)? = try? ChildProcess.wait(pid) else {
+                status = -1
+                return -1
+            }
+            status = code
             return code
         }
+        activators.append(started)
         _ = try started.waitForLine(containing: "Listening on \(socketPath)")
         XCTAssertEqual(started.command, "systemd-socket-", "nothing started yet")
         return started
@@ -155,5 +168,96 @@ final class ActivationTests: DesktopTestCase {
         XCTAssertEqual(again.status, 0)
         XCTAssertTrue(again.stderr.contains("not started: something already listens"), again.stderr)
         XCTAssertEqual(alone.stop(), 0)
+    }
+
+    // MARK: A pasteboardd that cannot start says why, to the pb that woke it
+
+    /// The environment of a user manager that never imported DISPLAY; pb itself runs in the session, with it.
+    var withoutDisplay: [String: String] {
+        var environment = desktop.environment
+        environment.removeValue(forKey: "DISPLAY")
+        return environment
+    }
+
+    func testWithoutDisplayTheFirstPbIsToldWhyAndPasteStillReadsTheSelection() throws {
+        let big = desktop.home + "/big.bin"
+        try Data(repeating: 0x5A, count: 4 << 20).write(to: URL(fileURLWithPath: big))
+        let said = "pb: pasteboardd could not start: DISPLAY is not set (systemctl --user import-environment DISPLAY)\n"
+        // 4 MiB: pasteboardd answers after the hello and closes, before reading the data pb is still writing.
+        for arguments in [["copy", "no display"], ["status"], ["copy", "-t", "application/octet-stream=\(big)"]] {
+            let activator = try startActivator(environment: withoutDisplay)
+            let result = try run(desktop.pb, arguments)
+            XCTAssertEqual(result.status, 1, "pb \(arguments[0])")
+            XCTAssertEqual(result.stderr, said, "pb \(arguments[0]), not a reset connection")
+            let lines = try activator.waitForLine(containing: "told 1 waiting client why")
+            XCTAssertTrue(lines.contains("pasteboardd: could not start: DISPLAY is not set (systemctl --user import-environment DISPLAY)"), "\(lines)")
+            XCTAssertEqual(activator.stop(), 1, "it fails as before, for systemd to restart it")
+        }
+
+        // pb paste asks the daemon first, then reads the X selection itself, as with no daemon at all.
+        let owner = try desktop.runner.start("xclip", ["-quiet", "-i", "-selection", "clipboard"], stdin: Array("xclip's text".utf8))
+        defer { stop(owner) }
+        try waitUntil(10, "xclip owns CLIPBOARD") { try run("xclip", ["-o", "-selection", "clipboard"]).text == "xclip's text" }
+        let activator = try startActivator(environment: withoutDisplay)
+        let paste = try run(desktop.pb, ["paste"])
+        XCTAssertEqual(paste.text, "xclip's text")
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.stderr, "")
+        _ = try activator.waitForLine(containing: "told 1 waiting client why")
+        XCTAssertEqual(activator.stop(), 1)
+    }
+
+    func testADisplayWithoutAServerIsSaidToEachPbWhileTheDaemonKeepsTrying() throws {
+        // A display number nothing listens on, by file or by Linux's abstract name.
+        let sockets = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        let number = try XCTUnwrap((600..<700).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+                                                         && !sockets.contains("/tmp/.X11-unix/X\($0)\n") })
+        var environment = desktop.environment
+        environment["DISPLAY"] = ":\(number)"
+        let activator = try startActivator(environment: environment)
+        let said = "pb: pasteboardd could not start: cannot open display :\(number) (no X server listens at /tmp/.X11-unix/X\(number)); still trying\n"
+        for arguments in [["copy", "no server"], ["status"]] {
+            let result = try run(desktop.pb, arguments)
+            XCTAssertEqual(result.status, 1, "pb \(arguments[0])")
+            XCTAssertEqual(result.stderr, said, "pb \(arguments[0])")
+        }
+        let lines = try activator.waitForLine(containing: "that X display :\(number) cannot be opened yet")
+        XCTAssertTrue(lines.contains { $0.contains("cannot open X display :\(number) yet; retrying (attempt 1: no X server listens at") }, "\(lines)")
+        XCTAssertEqual(activator.command, "pasteboardd", "still waiting for its X server, as at session start")
+        XCTAssertEqual(activator.stop(), 0, "stopped while waiting")
+    }
+
+    func testAnXServerThatRefusesTheConnectionIsSaidWithTheCookieHint() throws {
+        // An X server that wants a cookie (MIT-MAGIC-COOKIE-1, for any display: family FamilyWild) the daemon
+        // is not given: XAUTHORITY is not in the user manager's environment, and $HOME has no .Xauthority.
+        let cookie = desktop.home + "/cookie"
+        func counted(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes }
+        let secret = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let record: [UInt8] = [0xFF, 0xFF] + counted([]) + counted([]) + counted(Array("MIT-MAGIC-COOKIE-1".utf8)) + counted(secret)
+        try Data(record).write(to: URL(fileURLWithPath: cookie))
+        let guarded = try Xvfb(extraArguments: ["-auth", cookie])
+        defer { guarded.stop() }
+        var environment = desktop.environment
+        environment["DISPLAY"] = guarded.display
+        environment.removeValue(forKey: "XAUTHORITY")
+        let activator = try startActivator(environment: environment)
+        let result = try run(desktop.pb, ["copy", "refused"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "pb: pasteboardd could not start: cannot open display \(guarded.display) (the X server refused the "
+                       + "connection; if it wants a cookie: systemctl --user import-environment XAUTHORITY); still trying\n")
+        XCTAssertEqual(activator.stop(), 0)
+    }
+
+    func testABadConfigurationIsSaidToTheFirstPb() throws {
+        let directory = desktop.home + "/config/pasteboard"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/config.json"
+        try "{\"historyLenght\": 5}".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let activator = try startActivator()
+        let result = try run(desktop.pb, ["copy", "bad configuration"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "pb: pasteboardd could not start: \(config): unknown key \"historyLenght\"\n")
+        XCTAssertEqual(activator.stop(), 1)
     }
 }
