@@ -141,6 +141,7 @@ public final class Daemon {
     /// For failures before `run` (a bad configuration file) the sockets are taken here.
     public func refuseToStart(_ failure: StartFailure, passed: [FileDescriptor]? = nil) -> Int32 {
         log.error("could not start: \(failure.reason)")
+        try? Signals.ignore(.pipe)   // a client that hung up meanwhile: EPIPE, not death by SIGPIPE
         let sockets = passed ?? ((try? SocketActivation.takeListeningDescriptors(environment: environment)) ?? [])
         let notice = StartFailureNotice(listeners: sockets.compactMap { try? UnixListener(adopting: $0) },
                                         userID: ProcessIdentity.userID, clock: clock)
