@@ -271,27 +271,27 @@ final class ClipboardManager {
         if !paused { record(name, content) }
     }
 
-    /// Content larger than this is kept in memory only (history included): writing it with fsync
-    /// would hold the event loop for a noticeable time on every large copy.
-    static let maximumPersistedBytes = 16 << 20
-
-    /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history. The
-    /// kept content is written once: when the history holds it on disk, the archive is a hard link to the
-    /// history entry's file (a 10 MiB copy costs one encode-free write and one fsync, not two of each).
+    /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history, whatever
+    /// its size — written on the writer thread (atomically, 0600), so a large copy holds nothing on the loop,
+    /// and the history keeps no copy of its own once the file is written. The kept content is written once:
+    /// when the history holds it on disk, the archive is a hard link to the history entry's file (a 10 MiB
+    /// copy costs one write and one fsync, not two of each). Content larger than the history's whole budget
+    /// (`historyMaxBytes`) is neither recorded nor written: it is served from memory while it lasts.
     private func record(_ name: PasteboardName, _ content: PasteboardContent) {
         guard !content.isKeptOnlyWhileServed, !paused else { return }
-        let onDisk = content.byteCount <= Self.maximumPersistedBytes
+        let fits = content.byteCount <= configuration.historyMaxBytes
         let time = WallClock.now
         let count = service.count(of: name) ?? 0
         var historyFile: String?
-        if name == .general || (name == .primary && configuration.recordPrimary) {
-            historyFile = history.add(content, pasteboard: name, time: time, changeCount: count, onDisk: onDisk)
+        if fits && (name == .general || (name == .primary && configuration.recordPrimary)) {
+            historyFile = history.add(content, pasteboard: name, time: time, changeCount: count)
         }
         guard name == .general || persistent.contains(name), let path = archivePath(for: name) else { return }
-        guard onDisk else {
+        guard fits else {
             // An older archive must not come back after a restart in place of this content.
             writer.submit(.remove(path: path))
-            log.info("\(name) holds \(content.byteCount) bytes: kept in memory, not on disk")
+            log.info("\(name) holds \(content.byteCount) bytes, more than historyMaxBytes (\(configuration.historyMaxBytes)): "
+                     + "served from memory, not kept in history or on disk")
             return
         }
         try? FileSystem.createDirectory(FileSystem.parentDirectory(of: path), mode: 0o700, intermediate: true)

@@ -21,8 +21,12 @@ final class HistoryStore {
     }
 
     private let directory: String?
-    var maximumEntries: Int
-    var maximumBytes: Int
+    /// The most entries; lowering it drops the oldest at once.
+    var maximumEntries: Int { didSet { enforceLimits() } }
+    /// The most bytes of content the entries hold in all (`historyMaxBytes`: each entry's representations'
+    /// bytes, what its archive holds less the archive's few bytes of framing); the oldest go first, at once
+    /// when it is lowered, and an entry larger than all of it is never added.
+    var maximumBytes: Int { didSet { enforceLimits() } }
     var deduplicate: Bool
     private(set) var entries: [Entry] = []   // newest first
     private var memory: [UInt64: PasteboardContent] = [:]   // RAM-only mode
@@ -43,12 +47,13 @@ final class HistoryStore {
     private func archivePath(_ id: UInt64) -> String? { directory.map { $0 + "/\(id).archive" } }
 
     /// Adds `content` (the caller has already excluded secrets). With de-duplication, a copy equal to
-    /// the newest entry moves nothing. `onDisk` false keeps this entry in memory only. Returns the file that
+    /// the newest entry moves nothing. Entries live on disk, whatever their size (without a directory —
+    /// RAM-only — in memory). Content larger than `maximumBytes` is not added. Returns the file that
     /// holds exactly this content as an archive (the new entry's, or the equal newest one's) when there is
     /// one on disk, so the kept clipboard can be that same file rather than a second copy.
     @discardableResult
-    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, changeCount: UInt64 = 0,
-             onDisk: Bool = true) -> String? {
+    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, changeCount: UInt64 = 0) -> String? {
+        guard content.byteCount <= maximumBytes else { return nil }
         let digest = Self.digest(of: content)
         if deduplicate, let newest = entries.first, newest.digest == digest, newest.pasteboard == pasteboard {
             return memory[newest.id] == nil ? archivePath(newest.id) : nil
@@ -57,7 +62,7 @@ final class HistoryStore {
                           size: UInt64(content.byteCount), preview: content.preview(), digest: digest)
         nextID += 1
         var file: String?
-        if onDisk, let path = archivePath(entry.id) {
+        if let path = archivePath(entry.id) {
             let archive = ContentArchive(pasteboard: pasteboard, changeCount: changeCount, time: time, content: content)
             writer.submit(.writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
             file = path
@@ -109,13 +114,29 @@ final class HistoryStore {
         if let path = archivePath(entry.id) { writer.submit(.remove(path: path)) }
     }
 
-    private func trim() {
-        var total = entries.reduce(0) { $0 + Int($1.size) }
-        while entries.count > maximumEntries || (total > maximumBytes && entries.count > 1) {
-            let dropped = entries.removeLast()
-            total -= Int(dropped.size)
-            remove(dropped)
+    /// Drops the entries larger than the whole budget (they can never fit: a limit was lowered), then the
+    /// oldest until the limits hold; true when any went.
+    @discardableResult
+    private func trim() -> Bool {
+        var dropped = false
+        for entry in entries where Int(entry.size) > maximumBytes {
+            remove(entry)
+            dropped = true
         }
+        entries.removeAll { Int($0.size) > maximumBytes }
+        var total = entries.reduce(0) { $0 + Int($1.size) }
+        while entries.count > maximumEntries || (total > maximumBytes && !entries.isEmpty) {
+            let oldest = entries.removeLast()
+            total -= Int(oldest.size)
+            remove(oldest)
+            dropped = true
+        }
+        return dropped
+    }
+
+    /// The limits applied to what the history holds now (at start, and when the configuration lowers them).
+    private func enforceLimits() {
+        if trim() { saveIndex() }
     }
 
     // MARK: - Index file: one entry per line, fields separated by tabs, preview last.
@@ -195,6 +216,8 @@ final class HistoryStore {
                 try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
             }
         }
+        // Limits lowered since the last run hold from the start.
+        enforceLimits()
     }
 
     /// A 64-bit digest of every type and byte, for de-duplication: FNV-1a's prime over 8-byte words (a
