@@ -132,52 +132,44 @@ func typed<T>(_ decode: () throws -> T) -> T? {
 // MARK: - Scenario 1: an arbitrary body
 
 /// Decodes `body` as a request and as a response. Whatever decodes is valid, re-encodes to exactly the
-/// same frame, and that frame decodes to an equal value — unless representations of a request's items were
-/// left out (each with its reason): then what was kept re-encodes to a frame that decodes to it, leaving
-/// nothing out.
+/// same frame, and that frame decodes to an equal value — unless representations of its items were left out
+/// (each with its reason): then what was kept re-encodes to a frame that decodes to it, leaving nothing out.
 func checkBody(_ body: [UInt8]) {
-    var skipped: [SkippedRepresentation] = []
-    let request = typed { try ControlRequest.decode(body: body, skipped: &skipped) }
+    var requestSkipped: [SkippedRepresentation] = []
+    let request = typed { try ControlRequest.decode(body: body, skipped: &requestSkipped) }
     var responseSkipped: [SkippedRepresentation] = []
     let response = typed { try ControlResponse.decode(body: body, skipped: &responseSkipped) }
     invariant(request == nil || response == nil, "one body decodes as both a request and a response")
     if let request {
         check(request)
-        let frame = request.encode()
-        if !skipped.isEmpty {
-            invariant(skipped.allSatisfy { !$0.reason.isEmpty }, "a representation left out without a reason")
-            var again: [SkippedRepresentation] = []
-            let kept = typed { try ControlRequest.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)), skipped: &again) }
-            invariant(kept == request && again.isEmpty, "what was kept of request \(request.kind) does not decode to itself")
-            return
-        }
-        invariant(frame == FrameEncoder.frame(body), "request \(request.kind) re-encodes to different bytes")
-        invariant(Array(request.encodeSegments().joined()) == frame, "request \(request.kind) segments differ from encode()")
-        do {
-            let again = try ControlRequest.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)))
-            invariant(again == request, "re-encoded request \(request.kind) decodes to another value")
-        } catch {
-            fatalError("invariant: re-encoded request \(request.kind) does not decode: \(error)")
-        }
+        checkReencoding(request, of: body, skipped: requestSkipped, kind: "request \(request.kind)",
+                        encode: { $0.encode() }, segments: { $0.encodeSegments() },
+                        decode: { try ControlRequest.decode(body: $0, skipped: &$1) })
     }
     if let response {
         check(response)
-        let frame = response.encode()
-        if !responseSkipped.isEmpty {
-            invariant(responseSkipped.allSatisfy { !$0.reason.isEmpty }, "a representation left out without a reason")
-            var again: [SkippedRepresentation] = []
-            let kept = typed { try ControlResponse.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)), skipped: &again) }
-            invariant(kept == response && again.isEmpty, "what was kept of response \(response.kind) does not decode to itself")
-            return
-        }
-        invariant(frame == FrameEncoder.frame(body), "response \(response.kind) re-encodes to different bytes")
-        invariant(Array(response.encodeSegments().joined()) == frame, "response \(response.kind) segments differ from encode()")
-        do {
-            let again = try ControlResponse.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)))
-            invariant(again == response, "re-encoded response \(response.kind) decodes to another value")
-        } catch {
-            fatalError("invariant: re-encoded response \(response.kind) does not decode: \(error)")
-        }
+        checkReencoding(response, of: body, skipped: responseSkipped, kind: "response \(response.kind)",
+                        encode: { $0.encode() }, segments: { $0.encodeSegments() },
+                        decode: { try ControlResponse.decode(body: $0, skipped: &$1) })
+    }
+}
+
+/// `message`, decoded from `body` leaving out `skipped`, re-encodes canonically (as `body` when nothing was
+/// left out) and decodes to itself again, leaving nothing more out.
+func checkReencoding<Message: Equatable>(_ message: Message, of body: [UInt8], skipped: [SkippedRepresentation], kind: String,
+                                         encode: (Message) -> [UInt8], segments: (Message) -> [[UInt8]],
+                                         decode: ([UInt8], inout [SkippedRepresentation]) throws -> Message) {
+    let frame = encode(message)
+    invariant(skipped.allSatisfy { !$0.reason.isEmpty }, "a representation left out without a reason")
+    if skipped.isEmpty { invariant(frame == FrameEncoder.frame(body), "\(kind) re-encodes to different bytes") }
+    invariant(Array(segments(message).joined()) == frame, "\(kind) segments differ from encode()")
+    var again: [SkippedRepresentation] = []
+    do {
+        let decoded = try decode(Array(frame.dropFirst(FrameEncoder.headerLength)), &again)
+        invariant(decoded == message, "re-encoded \(kind) decodes to another value")
+        invariant(again.isEmpty, "re-encoded \(kind) leaves representations out again")
+    } catch {
+        fatalError("invariant: re-encoded \(kind) does not decode: \(error)")
     }
 }
 
