@@ -156,10 +156,25 @@ public enum ControlRequest: Hashable, Sendable {
         return writer
     }
 
-    private var payloadHint: Int {
+    private var payloadHint: Int { (carriedItems?.items.encodedLength ?? 0) + 300 }
+
+    /// The pasteboard and items a request that writes (`setItems`, `setExpiringItems`, `addItems`) carries.
+    public var carriedItems: (pasteboard: String, items: [PasteboardItem])? {
         switch self {
-        case .setItems(_, let items, _), .addItems(_, let items), .setExpiringItems(_, let items, _, _): return items.encodedLength + 300
-        default: return 300
+        case .setItems(let pasteboard, let items, _), .setExpiringItems(let pasteboard, let items, _, _), .addItems(let pasteboard, let items):
+            (pasteboard, items)
+        default: nil
+        }
+    }
+
+    /// The same request carrying `items` instead (a request that writes; any other is returned as it is).
+    func carrying(_ items: [PasteboardItem]) -> ControlRequest {
+        switch self {
+        case .setItems(let pasteboard, _, let options): .setItems(pasteboard: pasteboard, items: items, options: options)
+        case .setExpiringItems(let pasteboard, _, let options, let milliseconds):
+            .setExpiringItems(pasteboard: pasteboard, items: items, options: options, expiresAfterMilliseconds: milliseconds)
+        case .addItems(let pasteboard, _): .addItems(pasteboard: pasteboard, items: items)
+        default: self
         }
     }
 
@@ -175,25 +190,15 @@ public enum ControlRequest: Hashable, Sendable {
         return try decode(body: body, skipped: &skipped)
     }
 
-    /// Decodes a frame body as `decode(body:)`; of the items a `setItems` or `addItems` carries, what can be
+    /// Decodes a frame body as `decode(body:)`; of the items a request that writes carries, what can be
     /// kept is (`PasteboardItem.keeping`'s rules: a representation whose type no item may carry costs only
     /// itself), and what was left out is added to `skipped`, for the daemon to log.
     public static func decode(body: consuming [UInt8], skipped: inout [SkippedRepresentation]) throws -> ControlRequest {
         var placements: [(item: Int, representation: Int)] = []
         var ranges: [Range<Int>] = []
         let request = try decodeFields(body, placements: &placements, ranges: &ranges, skipped: &skipped)
-        guard !placements.isEmpty else { return request }
-        switch request {
-        case .setItems(let pasteboard, let items, let options):
-            return .setItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body), options: options)
-        case .setExpiringItems(let pasteboard, let items, let options, let milliseconds):
-            return .setExpiringItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body), options: options,
-                                     expiresAfterMilliseconds: milliseconds)
-        case .addItems(let pasteboard, let items):
-            return .addItems(pasteboard: pasteboard, items: items.filling(placements, ranges: ranges, from: body))
-        default:
-            return request
-        }
+        guard !placements.isEmpty, let items = request.carriedItems?.items else { return request }
+        return request.carrying(items.filling(placements, ranges: ranges, from: body))
     }
 
     /// Decodes the fields, deferring large representation data (its reader, which shares the body, ends here).

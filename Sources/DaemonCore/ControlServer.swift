@@ -176,19 +176,14 @@ final class ControlServer {
                 send(.error(code: .badRequest, message: "the first request must be hello"), to: id)
                 return nil
             }
-            if !skipped.isEmpty, case .setItems(let pasteboard, let items, _) = request {
+            if !skipped.isEmpty, let (pasteboard, items) = request.carriedItems {
                 // What a client's copy carries is judged piece by piece, as an owner's is.
                 guard !items.isEmpty else {
                     send(.error(code: .badRequest, message: "nothing of the copy can be kept: \(skipped.summary())"), to: id)
                     continue
                 }
-                log.limited(.info, key: "client-copy-skipped", "keeping a client's copy to \(PasteboardType(pasteboard).logName) without \(skipped.count) of its types: \(skipped.summary())")
-            } else if !skipped.isEmpty, case .addItems(let pasteboard, let items) = request {
-                guard !items.isEmpty else {
-                    send(.error(code: .badRequest, message: "nothing of the items can be kept: \(skipped.summary())"), to: id)
-                    continue
-                }
-                log.limited(.info, key: "client-copy-skipped", "keeping items added to \(PasteboardType(pasteboard).logName) without \(skipped.count) of their types: \(skipped.summary())")
+                log.limited(.info, key: "client-copy-skipped",
+                            "keeping a client's copy to \(pasteboard) without \(skipped.count) of its types: \(skipped.summary())")
             }
             client.answering = true
             return request

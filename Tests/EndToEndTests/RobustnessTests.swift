@@ -43,6 +43,53 @@ final class RobustnessTests: DesktopTestCase {
         XCTAssertLessThan(rss, 150 << 10, "one unread 8 MiB answer is kept (KiB), not 40")
     }
 
+    /// A client's copy is judged piece by piece: a representation whose type no item may carry (a NUL in its
+    /// name, which the library never sends) costs only itself, for every request that writes; a copy with
+    /// nothing left is refused with the reason, and the clipboard is left as it was.
+    func testAClientCopyKeepsWhatCanBeKeptAndOneWithNothingLeftIsRefused() throws {
+        try pb("copy", input: Array("before".utf8))
+        let fd = try UnixSocket.connect(path: desktop.home + "/runtime/pasteboard/control.sock")
+        defer { try? fd.close() }
+        func le(_ value: UInt64, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func string(_ text: String) -> [UInt8] { le(UInt64(text.utf8.count), 4) + Array(text.utf8) }
+        func frame(_ body: [UInt8]) -> [UInt8] { le(UInt64(body.count), 4) + body }
+        func item(_ representations: [(String, String)]) -> [UInt8] {
+            le(UInt64(representations.count), 4) + representations.flatMap { string($0.0) + string($0.1) }
+        }
+        var pending: [UInt8] = []
+        /// The next answer's body (kind and fields), within 10 s.
+        func answer() throws -> [UInt8] {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                if pending.count >= 4 {
+                    let length = Int(pending[0]) | Int(pending[1]) << 8 | Int(pending[2]) << 16 | Int(pending[3]) << 24
+                    if pending.count >= 4 + length {
+                        defer { pending.removeFirst(4 + length) }
+                        return Array(pending[4..<(4 + length)])
+                    }
+                }
+                _ = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: 200)
+                if case .data(let bytes) = try fd.readAvailable() { pending += bytes }
+            }
+            throw FixtureError("no answer from pasteboardd")
+        }
+        try fd.writeAll(frame([1, 0x01, 0x00, 1] + string("test")))
+        XCTAssertEqual(try answer().prefix(3), [1, 0x01, 0x80], "hello")
+        // setExpiringItems (0x0014) whose one representation no item may carry.
+        try fd.writeAll(frame([1, 0x14, 0x00] + string("CLIPBOARD") + le(1, 4) + item([("a\u{0}b", "lost")]) + le(0, 4) + le(60_000, 8)))
+        let refused = try answer()
+        XCTAssertEqual(Array(refused.prefix(3)), [1, 0x04, 0x80], "an error")
+        XCTAssertTrue(String(decoding: refused, as: UTF8.self).contains("nothing of the copy can be kept: a"), "\(refused)")
+        XCTAssertEqual(try pb("paste").text, "before", "left as it was")
+        // setItems and addItems keep the rest.
+        try fd.writeAll(frame([1, 0x02, 0x00] + string("CLIPBOARD") + le(1, 4) + item([("a\u{0}b", "lost"), ("UTF8_STRING", "kept")]) + le(0, 4)))
+        XCTAssertEqual(Array(try answer().prefix(3)), [1, 0x02, 0x80], "a changeCount")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "kept")
+        try fd.writeAll(frame([1, 0x03, 0x00] + string("CLIPBOARD") + le(1, 4) + item([("text/html", "<b>added</b>"), ("c\u{0}d", "lost")])))
+        XCTAssertEqual(Array(try answer().prefix(3)), [1, 0x02, 0x80], "a changeCount")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).text, "<b>added</b>")
+    }
+
     func testCopyReturnsAtOnceHoldingNoPipeOpen() throws {
         // If pb kept stdout open (as xclip does), reading its output to the end would hang; the run
         // helper's timeout would kill it and the status would be negative.
