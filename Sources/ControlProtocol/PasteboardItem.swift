@@ -28,30 +28,22 @@ extension PasteboardItem {
                        skipped: inout [SkippedRepresentation]) throws -> PasteboardItem? {
         // Which decoded representation each range deferred while reading this item belongs to.
         var deferred: [(representation: Int, range: Int)] = []
-        var unreadable: [Int: SkippedRepresentation] = [:]
+        var unreadable: [Int: String] = [:]
         // Smallest representation: a u32 type length + a u32 data length. Any count the bytes can hold:
         // `keeping` keeps the first the limit allows.
         let representations = try reader.array(field() + ".representations", maximum: .max, minimumElementSize: 8) { reader, index in
             let name = try reader.bytes(field() + ".representations[\(index)].type")
             let type = String(validating: name, as: UTF8.self)
-            if type == nil {
-                unreadable[index] = SkippedRepresentation(PasteboardType(String(decoding: name, as: UTF8.self)), "its name is not UTF-8")
-            }
+            if type == nil { unreadable[index] = "its name is not UTF-8" }
             let before = reader.deferred.count
             let data = try reader.bytes(field() + ".representations[\(index)].data")
             if reader.deferred.count > before { deferred.append((index, before)) }
-            // An unreadable name becomes one no item may carry (empty), so the rules below leave it out.
-            return Representation(type: PasteboardType(type ?? ""), data: data)
+            return Representation(type: PasteboardType(type ?? String(decoding: name, as: UTF8.self)), data: data)
         }
         guard !representations.isEmpty else {
             throw ControlProtocolError.invalidValue(field: field(), reason: "\(PasteboardItemError.empty)")
         }
-        var (kept, left) = PasteboardItem.keptIndices(of: representations)
-        // One reason per representation left out, in order: a name that was not UTF-8 says so, not "is empty".
-        let keptSet = Set(kept)
-        for (position, index) in representations.indices.filter({ !keptSet.contains($0) }).enumerated() {
-            if let reason = unreadable[index] { left[position] = reason }
-        }
+        let (kept, left) = PasteboardItem.keptIndices(of: representations, knownProblems: unreadable)
         skipped += left
         let keptPosition = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, $0) })
         reader.forgetDeferred(at: deferred.filter { keptPosition[$0.representation] == nil }.map(\.range))
@@ -73,12 +65,6 @@ extension [PasteboardItem] {
     }
 
     var encodedLength: Int { reduce(4) { $0 + $1.encodedLength } }
-
-    static func decode(from reader: inout WireReader, field: @autoclosure () -> String) throws -> [PasteboardItem] {
-        var deferred: [(item: Int, representation: Int)] = []
-        var skipped: [SkippedRepresentation] = []
-        return try decode(from: &reader, field: field(), deferredAt: &deferred, skipped: &skipped)
-    }
 
     /// Decodes a list of items, noting where deferred data belongs and what was left out (see
     /// `PasteboardItem.decode`); an item none of whose representations can be kept is left out whole.

@@ -49,11 +49,6 @@ struct ContentArchive: Equatable {
     /// Reads an archive. The layout must hold together (else `DecodeError`); within it, what can be kept
     /// is: a representation whose type no item may carry (written by a version with other limits, say)
     /// costs only itself, and is listed in `skipped`.
-    static func decode(_ bytes: [UInt8]) throws -> ContentArchive {
-        var skipped: [SkippedRepresentation] = []
-        return try decode(bytes, skipped: &skipped)
-    }
-
     static func decode(_ bytes: [UInt8], skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         guard bytes.starts(with: magic) else { throw DecodeError.notAnArchive }
         var reader = WireReader(bytes, offset: magic.count)

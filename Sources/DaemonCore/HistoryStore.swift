@@ -88,12 +88,6 @@ final class HistoryStore {
         return archive.content
     }
 
-    /// The content of the entry at `index`, as `content(at:skipped:)`.
-    func content(at index: Int) -> PasteboardContent? {
-        var skipped: [SkippedRepresentation] = []
-        return content(at: index, skipped: &skipped)
-    }
-
     func delete(at index: Int) -> Bool {
         guard entries.indices.contains(index) else { return false }
         remove(entries.remove(at: index))

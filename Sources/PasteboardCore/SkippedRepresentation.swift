@@ -47,12 +47,17 @@ extension PasteboardItem {
     }
 
     /// The indices of the representations `keeping(_:)` keeps, in order, and the others with their reasons.
-    public static func keptIndices(of representations: [Representation]) -> (kept: [Int], skipped: [SkippedRepresentation]) {
+    /// `knownProblems` are reasons the caller found before (a name that was not UTF-8, by index): those
+    /// representations are left out for them.
+    public static func keptIndices(of representations: [Representation], knownProblems: [Int: String] = [:])
+        -> (kept: [Int], skipped: [SkippedRepresentation]) {
         var kept: [Int] = []
         var skipped: [SkippedRepresentation] = []
         var seen = Set<PasteboardType>()
         for (index, representation) in representations.enumerated() {
-            if let problem = representation.type.nameProblem {
+            if let problem = knownProblems[index] {
+                skipped.append(SkippedRepresentation(representation.type, problem))
+            } else if let problem = representation.type.nameProblem {
                 skipped.append(SkippedRepresentation(representation.type, "its name \(problem)"))
             } else if seen.contains(representation.type) {
                 skipped.append(SkippedRepresentation(representation.type, "given twice; the first is kept"))

@@ -101,12 +101,6 @@ public struct SnapshotPolicy: Equatable, Sendable {
         return SnapshotPlan(groups: groups, skipped: skipped)
     }
 
-    /// The first target of each group of `readingPlan(offered:)`: what a snapshot reads when every owner
-    /// answers.
-    public func plan(offered: [String], table: ConversionTable = .standard) -> [String] {
-        readingPlan(offered: offered, table: table).groups.map(\.targets[0])
-    }
-
     /// What a snapshot keeps of an owner's answer for `target`.
     ///
     /// - `bytes` nil (16- or 32-bit items): left out, nothing an item can hold.

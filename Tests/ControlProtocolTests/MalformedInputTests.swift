@@ -158,6 +158,15 @@ final class MalformedInputTests: XCTestCase {
         }
     }
 
+    func testATypeNameThatIsNotUTF8CostsItsRepresentationAndSaysSo() throws {
+        var skipped: [SkippedRepresentation] = []
+        let body: [UInt8] = [1, 0x02, 0x00] + string("general") + u32(1) + u32(2) + u32(2) + [0xFF, 0xFE] + u32(1) + [7]
+            + string("UTF8_STRING") + u32(2) + Array("ok".utf8) + u32(0)
+        let request = try ControlRequest.decode(body: body, skipped: &skipped)
+        XCTAssertEqual(request.carriedItems?.items.map(\.types), [[.utf8String]])
+        XCTAssertEqual(skipped.map(\.reason), ["its name is not UTF-8"])
+    }
+
     func testAnExpiryOutsideOneMillisecondToSevenDaysIsRefused() throws {
         for milliseconds: UInt64 in [0, ControlLimits.maximumExpiryMilliseconds + 1, .max] {
             let body = Array(ControlRequest.setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: milliseconds)

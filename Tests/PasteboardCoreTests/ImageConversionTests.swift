@@ -56,9 +56,11 @@ final class ImageConversionTests: XCTestCase {
 
     func testTheClipboardManagerReadsOnePictureAndRichTextUnderItsOwnCap() {
         let policy = SnapshotPolicy(textCap: 8 << 20, imageCap: 64 << 20)
-        let order = policy.plan(offered: ["image/jpeg", "image/bmp", "image/png", "image/x-icon", "UTF8_STRING", "TARGETS"])
-        XCTAssertEqual(order, ["UTF8_STRING", "image/png", "image/x-icon"], "the others of the family are derived when served")
-        XCTAssertEqual(policy.plan(offered: ["image/gif", "image/jpeg"]), ["image/gif"], "lossless first")
+        let plan = policy.readingPlan(offered: ["image/jpeg", "image/bmp", "image/png", "image/x-icon", "UTF8_STRING", "TARGETS"])
+        XCTAssertEqual(plan.groups.map(\.targets), [["UTF8_STRING"], ["image/png", "image/bmp", "image/jpeg"], ["image/x-icon"]],
+                       "one picture is read (the others of the family are derived when served), the next only if it fails")
+        XCTAssertEqual(policy.readingPlan(offered: ["image/gif", "image/jpeg"]).groups.map(\.targets), [["image/gif", "image/jpeg"]],
+                       "lossless first")
         XCTAssertEqual(policy.cap(for: "text/rtf"), 64 << 20, "pictures travel inside rich text")
         XCTAssertEqual(policy.cap(for: "text/plain"), 8 << 20)
         XCTAssertEqual(policy.cap(for: "image/webp"), 64 << 20)
