@@ -57,12 +57,7 @@ final class ServedContent {
         unreadablePictures = unreadable
         let types = content.types
         let convertible = types.filter { unreadable[$0] == nil }
-        var listedTypes = table.advertisedTypes(for: convertible)
-        for (index, type) in types.enumerated() where unreadable[type] != nil && !listedTypes.contains(type) {
-            // Listed where the source had it, among the types it gave.
-            let before = types[..<index].last { listedTypes.contains($0) }
-            listedTypes.insert(type, at: before.flatMap { listedTypes.firstIndex(of: $0) }.map { $0 + 1 } ?? 0)
-        }
+        let listedTypes = table.advertisedTypes(for: types, derivingFrom: convertible)
         let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: convertible) != nil }
         let all = listedTypes + onRequest
         let atoms = intern(all.map(\.rawValue))

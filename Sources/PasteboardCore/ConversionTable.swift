@@ -128,13 +128,15 @@ public struct ConversionTable: Sendable {
     /// the first of a family, the other types of that family it can produce (for a family listed in table
     /// order, all of them in that order, where its first type is); then the types of other families it can
     /// produce, in row order. A type whose best plan invents structure is listed only when
-    /// its converter says so (`Converter.advertised`).
-    public func advertisedTypes(for offered: [PasteboardType]) -> [PasteboardType] {
+    /// its converter says so (`Converter.advertised`). Other types are made only from `sources` (nil: every
+    /// offered type): a picture whose bytes do not read is listed, but nothing is listed as made from it.
+    public func advertisedTypes(for offered: [PasteboardType], derivingFrom sources: [PasteboardType]? = nil) -> [PasteboardType] {
         var listed: [PasteboardType] = []
         var seen: Set<PasteboardType> = []
+        let sources = sources ?? offered
         func add(_ type: PasteboardType) { if seen.insert(type).inserted { listed.append(type) } }
         func derivable(_ type: PasteboardType) -> Bool {
-            plan(producing: type, from: offered)?.isAdvertised == true
+            plan(producing: type, from: sources)?.isAdvertised == true
         }
         var familiesDone: Set<TypeFamily> = []
         for type in offered {
