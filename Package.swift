@@ -61,7 +61,7 @@ let package = Package(
         /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket and X.
         .target(
             name: "Pasteboard",
-            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs", "Images"]
+            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs"]
         ),
 
         // MARK: - Service

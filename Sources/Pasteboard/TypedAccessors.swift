@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import ImageCodecs
-import Images
 import SystemSupport
 
 /// UIPasteboard's and NSPasteboard's typed accessors, as most Apple code uses them, on top of `items`,
@@ -32,12 +30,16 @@ extension Pasteboard {
         get throws(PasteboardError) { try urls.first }
     }
 
-    /// Every URL of the content, item by item (UIPasteboard's `urls`): each item's URI list, or its text when
-    /// that is one URL.
+    /// Every URL of the content, item by item (UIPasteboard's `urls`): each item's URI list (as `files()`
+    /// reads one: `.badReply` when it is not a valid list), or its text when that is one URL.
     public var urls: [String] {
         get throws(PasteboardError) {
             try everyItem { (item: PasteboardItem) throws(PasteboardError) -> [String] in
-                if let list = try data(forType: .uriList, in: item) { return URLText.uris(inURIList: list) }
+                if let list = try data(forType: .uriList, in: item) {
+                    do { return try FileList(uriList: list).uris } catch {
+                        throw .badReply("the URI list on \(name) is not a valid list: \(error)")
+                    }
+                }
                 guard let text = try data(forType: .utf8PlainText, in: item), text.count <= URLText.maximumLength,
                       let url = URLText.singleURL(in: String(decoding: text, as: UTF8.self)) else { return [] }
                 return [url]
@@ -58,14 +60,14 @@ extension Pasteboard {
 
     /// Whether the content offers a picture of a type pasteboard reads. Reads TARGETS only.
     public var hasImages: Bool {
-        get throws(PasteboardError) { try offersAny(ImageFormat.allCases.map { PasteboardType($0.mimeType) }) }
+        get throws(PasteboardError) { try offersAny(table.members(of: .image)) }
     }
 
-    /// The content's picture as `type` (`.png` by default; any picture type pasteboard writes): as offered,
-    /// or converted from the picture that is (UIPasteboard's `image`, as bytes). Nil when it offers none.
+    /// The content's picture as `type` (`.png` by default; any picture type of the conversion table): as
+    /// offered, or converted from the picture that is (UIPasteboard's `image`, as bytes). Nil when it offers none.
     public func image(as type: PasteboardType = .png) throws(PasteboardError) -> [UInt8]? {
-        guard let format = ImageFormat(mimeType: type.rawValue), format.isWritable || format == .gif else {
-            throw .refused("\(type) is not a picture type pasteboard writes (png, jpeg, bmp, tiff, webp)")
+        guard table.family(of: type) == .image else {
+            throw .refused("\(type) is not a picture type (\(table.members(of: .image).map(\.rawValue).joined(separator: ", ")))")
         }
         do { return try data(forType: type) } catch .empty { return nil }
     }
@@ -117,7 +119,7 @@ extension Pasteboard {
         guard let sniffed = PasteboardType.imageType(of: bytes) else {
             throw .refused("the bytes are not a PNG, JPEG, GIF, BMP, TIFF or WebP picture")
         }
-        if let type, ImageFormat(mimeType: type.rawValue) != ImageFormat(mimeType: sniffed.rawValue) {
+        if let type, table.row(of: type)?.format != table.row(of: sniffed)?.format {
             throw .refused("the bytes are a \(sniffed) picture, not \(type)")
         }
         return try setItems([Self.item([(type ?? sniffed, bytes)])])

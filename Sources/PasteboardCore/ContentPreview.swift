@@ -95,3 +95,13 @@ public enum OneLine {
         }
     }
 }
+
+extension StringProtocol {
+    /// The text without the characters at either end for which `isTrimmed` holds.
+    func trimmed(where isTrimmed: (Character) -> Bool) -> String {
+        var s = self[...]
+        while let c = s.first, isTrimmed(c) { s = s.dropFirst() }
+        while let c = s.last, isTrimmed(c) { s = s.dropLast() }
+        return String(s)
+    }
+}

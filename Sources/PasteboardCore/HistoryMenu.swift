@@ -76,11 +76,11 @@ public enum HistoryMenu {
         guard output.count <= maximumOutputBytes else { throw .tooLong(output.count) }
         let printed = output.split(separator: 0x0A, omittingEmptySubsequences: true)
             .map { String(decoding: $0, as: UTF8.self) }
-            .map { $0.trimmingSpaces() }
+            .map { $0.trimmed { $0 == " " || $0 == "\r" || $0 == "\t" } }
             .filter { !$0.isEmpty }
         guard let line = printed.first else { throw .nothingChosen }
         guard printed.count == 1 else { throw .severalLines(printed.count) }
-        guard let index = lines.firstIndex(where: { $0.trimmingSpaces() == line }) else { throw .notAnEntry }
+        guard let index = lines.firstIndex(where: { $0.trimmed { $0 == " " || $0 == "\r" || $0 == "\t" } == line }) else { throw .notAnEntry }
         return index
     }
 
@@ -99,14 +99,5 @@ public enum HistoryMenu {
                 : hasTerminal && isInstalled("fzf") ? .fzf : nil
             return found.flatMap { command(for: $0, isInstalled: isInstalled, hasDisplay: hasDisplay, hasTerminal: hasTerminal) }
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\r" || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\r" || c == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }

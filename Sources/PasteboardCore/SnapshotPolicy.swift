@@ -150,17 +150,8 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// True when a password-manager hint value says "keep out" (`secret` as KeePassXC writes it, `1`
     /// as QtPass does).
     public static func isSecretHint(_ value: [UInt8]) -> Bool {
-        let text = String(decoding: value.prefix(16), as: UTF8.self).trimmingCharacters(in: [" ", "\n", "\0"])
+        let text = String(decoding: value.prefix(16), as: UTF8.self).trimmed { $0 == " " || $0 == "\n" || $0 == "\0" }
         return text == "secret" || text == "1"
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
     }
 }
 

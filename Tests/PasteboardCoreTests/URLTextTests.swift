@@ -2,14 +2,8 @@
 import PasteboardCore
 import XCTest
 
-/// URLs as UIPasteboard's `url` and `urls` see them: a URI list's entries, or text that is one URL.
+/// Text that is one URL, as UIPasteboard's `url` and `urls` see it (a URI list's entries: FileListTests).
 final class URLTextTests: XCTestCase {
-    func testAURIListsEntriesWithoutCommentsOrBlankLines() {
-        let list = Array("# copied by a file manager\r\nfile:///home/a.txt\r\n\r\n  https://example.org/x  \nfile:///b\r\n".utf8)
-        XCTAssertEqual(URLText.uris(inURIList: list), ["file:///home/a.txt", "https://example.org/x", "file:///b"])
-        XCTAssertEqual(URLText.uris(inURIList: []), [])
-    }
-
     func testTextThatIsOneURLAndNothingElse() {
         for url in ["https://example.org", "https://example.org/a?b=c#d", "file:///tmp/x", "mailto:someone@example.org",
                     "tel:+44123", "urn:isbn:0451450523", "magnet:?xt=urn:btih:abc", "svn+ssh://host/repo", "HTTP://EXAMPLE.ORG"] {
