@@ -131,8 +131,10 @@ final class ClipboardManager {
         guard let path = archivePath(for: name), FileSystem.fileExists(path) else { return }
         do {
             var skipped: [SkippedRepresentation] = []
-            let archive = try ContentArchive.decode(try FileSystem.readFile(path, limit: configuration.maxSnapshotBytes + (1 << 20)),
-                                                    skipped: &skipped)
+            // Kept content is written up to the history's budget, whatever its source (a pb copy may exceed the
+            // snapshot cap): it is read back up to that.
+            let bytes = try FileSystem.readFile(path, limit: ContentArchive.readLimit(contentBytes: configuration.historyMaxBytes))
+            let archive = try ContentArchive.decode(bytes, skipped: &skipped)
             if !skipped.isEmpty { log.info("restoring \(name) without \(skipped.count) of its types: \(skipped.summary())") }
             guard !archive.content.items.isEmpty else {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")

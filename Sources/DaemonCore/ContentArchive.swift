@@ -16,6 +16,10 @@ struct ContentArchive: Equatable {
 
     static let magic: [UInt8] = Array("PBA1".utf8)
 
+    /// The most bytes read back for an archive of at most `contentBytes` of content (what the history's budget
+    /// lets be written): the content, and room for its framing and type names.
+    static func readLimit(contentBytes: Int) -> Int { contentBytes + (16 << 20) }
+
     func encode() -> [UInt8] { Array(encodeSegments().joined()) }
 
     /// The encoding in pieces whose concatenation is `encode()`: large representations are their own

@@ -83,7 +83,7 @@ final class HistoryStore {
         if let content = memory[id] { return content }
         // An entry still on its way to the disk is read from the writer's queue.
         guard let path = archivePath(id),
-              let bytes = writer.pendingBytes(for: path) ?? (try? FileSystem.readFile(path, limit: 1 << 30)),
+              let bytes = writer.pendingBytes(for: path) ?? (try? FileSystem.readFile(path, limit: ContentArchive.readLimit(contentBytes: maximumBytes))),
               let archive = try? ContentArchive.decode(bytes, skipped: &skipped), !archive.content.items.isEmpty else { return nil }
         return archive.content
     }

@@ -232,6 +232,24 @@ final class KeepingTests: XCTestCase {
         XCTAssertTrue(h.log.contains { $0.contains("restoring CLIPBOARD without 1 of its types: bad") }, "\(h.log)")
     }
 
+    /// Kept content is written up to the history's budget whatever its source, and read back up to it: a
+    /// pb copy larger than the snapshot cap comes back after a restart.
+    func testKeptContentLargerThanTheSnapshotCapIsRestored() throws {
+        let directory = NSTemporaryDirectory() + "keeping-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = DaemonConfiguration()
+        configuration.maxSnapshotBytes = 1 << 20
+        let big = String(repeating: "z", count: 3 << 20)
+        do {
+            let h = try Harness(configuration: configuration, keepState: true, directory: directory)
+            try h.copy([(.utf8PlainText, big)])
+            h.engine.stop()
+        }
+        let h = try Harness(configuration: configuration, keepState: true, directory: directory)
+        XCTAssertTrue(h.daemonOwns(), "restored: \(h.log)")
+        XCTAssertEqual(h.paste("UTF8_STRING").text?.count, 3 << 20)
+    }
+
     func testHistoryKeepsTypeNamesWithSpacesWhole() throws {
         let directory = NSTemporaryDirectory() + "keeping-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
