@@ -103,6 +103,17 @@ final class Boards {
         x.sync()
     }
 
+    /// Raises `name`'s count to `count` when it is behind (a change another endpoint counted: one pasteboard,
+    /// one count) and publishes it; false when the pasteboard is not watched.
+    @discardableResult
+    func adopt(_ count: UInt64, for name: PasteboardName) -> Bool {
+        guard let board = board(named: name) else { return false }
+        guard board.counter.count < count else { return true }
+        bySelection[board.selection]?.counter.raise(toAtLeast: count)
+        publish(board.selection)
+        return true
+    }
+
     /// Saves the exact counts (a clean stop: the next start continues from them, not from the lease).
     func saveCountsExactly() {
         do { try countStore.saveExactly(counts) } catch {

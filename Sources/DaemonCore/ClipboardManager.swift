@@ -44,8 +44,10 @@ final class ClipboardManager {
 
     /// What the manager knows of each pasteboard's current content, and what it means to do (`ManagerState`).
     private(set) var state = ManagerState()
+    /// - Parameter keeping: the history and the writer of another display's manager, to share (one
+    ///   pasteboard, one history); nil: this manager makes them (the first display's).
     init(service: SelectionService, clock: any MonotonicClock, log: Logger, configuration: DaemonConfiguration,
-         stateDirectory: String?) {
+         stateDirectory: String?, sharing keeping: ClipboardManager? = nil) {
         self.service = service
         self.x = service.x
         self.clock = clock
@@ -54,13 +56,41 @@ final class ClipboardManager {
         self.stateDirectory = configuration.ramOnly ? nil : stateDirectory
         snapshotter = Snapshotter(x: service.x, clock: clock, log: log, policy: configuration.snapshotPolicy,
                                   ownerTimeout: .milliseconds(configuration.ownerTimeoutMs))
-        history = HistoryStore(directory: self.stateDirectory.map { $0 + "/history" },
-                               maximumEntries: configuration.historyLength, maximumBytes: configuration.historyMaxBytes,
-                               deduplicate: configuration.historyDeduplicate, writer: writer)
+        let writer = keeping?.writer ?? BackgroundWriter()
+        self.writer = writer
+        restoresKeptContent = keeping == nil
+        history = keeping?.history ?? HistoryStore(directory: self.stateDirectory.map { $0 + "/history" },
+                                                   maximumEntries: configuration.historyLength, maximumBytes: configuration.historyMaxBytes,
+                                                   deduplicate: configuration.historyDeduplicate, writer: writer)
     }
 
     /// Writes and removes the kept content and history files off the event loop, in order.
-    let writer = BackgroundWriter()
+    let writer: BackgroundWriter
+    /// Only the first display's manager restores the kept content at start; the others are served it.
+    private let restoresKeptContent: Bool
+    /// Called when a snapshot of a pasteboard ended, whatever it came to (the display's endpoint answers
+    /// the fetches that waited for it).
+    var onSnapshotEnded: ((PasteboardName) -> Void)?
+
+    /// Called when a snapshot read the owner's TARGETS: the pasteboard, the change, the targets' names.
+    var onTargets: ((PasteboardName, UInt64, [String]) -> Void)?
+    /// Called when kept content was restored at start and is served (at that count): other displays serve it too.
+    var onRestored: ((PasteboardName, UInt64) -> Void)?
+
+    /// The content read for `name` at change `count`, if the manager holds it.
+    func keptContent(of name: PasteboardName, count: UInt64) -> PasteboardContent? {
+        switch state.phase(of: name) {
+        case .read(let readCount, let content) where readCount == count: content
+        case .takeoverDue(let readCount, let content, _, _) where readCount == count: content
+        default: nil
+        }
+    }
+
+    /// True when change `count` of `name` is not to be read: set by an excluded application.
+    func isExcluded(_ name: PasteboardName, count: UInt64) -> Bool { state.phase(of: name) == .secret(count: count) }
+
+    /// True while the manager reads `name` from its owner.
+    func isReading(_ name: PasteboardName) -> Bool { snapshotter.isActive(x.intern(name.rawValue)) }
 
     /// Waits until every file change asked for is on disk (a clean stop).
     func finishWrites() {
@@ -100,7 +130,7 @@ final class ClipboardManager {
     /// Restores the last CLIPBOARD content if nobody owns the clipboard, and becomes the clipboard
     /// manager unless another one is running.
     func start() {
-        restore()
+        if restoresKeptContent { restore() }
         let managerSelection = x.atoms.clipboardManager
         if x.selectionOwner(managerSelection).isNone {
             service.acquire(managerSelection) { [weak self] time in
@@ -144,8 +174,11 @@ final class ClipboardManager {
                 log.info("\(name) is owned; not restoring its saved content")
                 return
             }
-            service.own(name, content: archive.content, silent: true) { [log] result in
-                if case .failure(let error) = result { log.warning("could not restore \(name): \(error)") }
+            service.own(name, content: archive.content, silent: true) { [weak self, log] result in
+                switch result {
+                case .failure(let error): log.warning("could not restore \(name): \(error)")
+                case .success(let count): self?.onRestored?(name, count)
+                }
             }
         } catch {
             log.warning("cannot restore the saved content of \(name): \(error)")
@@ -170,9 +203,11 @@ final class ClipboardManager {
 
     private func snapshot(_ name: PasteboardName, selection: Atom, count: UInt64, targets: [Atom]? = nil,
                           then: ((Snapshotter.Outcome) -> Void)? = nil) {
-        snapshotter.start(Snapshotter.Request(selection: selection, name: name, targets: targets) { [weak self] outcome in
+        snapshotter.start(Snapshotter.Request(selection: selection, name: name, targets: targets,
+                                              onTargets: { [weak self] in self?.onTargets?(name, count, $0) }) { [weak self] outcome in
             self?.snapshotDone(name, count: count, outcome)
             then?(outcome)
+            self?.onSnapshotEnded?(name)
         })
     }
 

@@ -29,6 +29,11 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var enrichRichText = false
     public var ramOnly = false
     public var excludedWindowClasses: [String] = []
+    /// The X displays to serve as one pasteboard when no `--display` is given (empty: `$DISPLAY`).
+    public var displays: [String] = []
+    /// PRIMARY is one across the displays too (GTK clears PRIMARY on deselect, and a terminal loses its
+    /// highlight when PRIMARY is taken: per display unless asked).
+    public var sharePrimary = false
 
     public init() {}
 
@@ -78,6 +83,18 @@ public struct DaemonConfiguration: Equatable, Sendable {
                 }
                 return Int(number)
             }
+            /// A list of non-empty strings of at most `maximumLength` bytes each.
+            func strings(maximumLength: Int) throws(ConfigurationError) -> [String] {
+                guard case .array(let elements) = value,
+                      case let list = elements.compactMap({ element -> String? in
+                          if case .string(let name) = element { return name } else { return nil }
+                      }),
+                      list.count == elements.count, list.allSatisfy({ !$0.isEmpty && $0.utf8.count <= maximumLength }) else {
+                    throw fail(key == "displays" ? "displays must be a list of X display names"
+                                                 : "\(key) must be a list of window class names")
+                }
+                return list
+            }
             func boolean() throws(ConfigurationError) -> Bool {
                 guard case .bool(let flag) = value else {
                     throw fail("\(key) must be true or false")
@@ -100,15 +117,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
             case "syncPrimaryToClipboard": config.syncPrimaryToClipboard = try boolean()
             case "enrichRichText": config.enrichRichText = try boolean()
             case "ramOnly": config.ramOnly = try boolean()
-            case "excludedWindowClasses":
-                guard case .array(let elements) = value,
-                      case let list = elements.compactMap({ element -> String? in
-                          if case .string(let name) = element { return name } else { return nil }
-                      }),
-                      list.count == elements.count, list.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
-                    throw fail("excludedWindowClasses must be a list of window class names")
-                }
-                config.excludedWindowClasses = list
+            case "sharePrimary": config.sharePrimary = try boolean()
+            case "displays": config.displays = try strings(maximumLength: 255)
+            case "excludedWindowClasses": config.excludedWindowClasses = try strings(maximumLength: 255)
             default:
                 throw fail("unknown key \"\(key)\"")
             }

@@ -27,11 +27,22 @@ public final class DaemonEngine {
         }
     }
 
-    let service: SelectionService
-    let manager: ClipboardManager
-    private let x: any XDisplay
+    /// The displays served, the first one first: it keeps the counts, restores the kept content, and is the
+    /// one control clients' writes take first (the engine serves them on the others).
+    private(set) var sides: [XDisplayEndpoint] = []
+    /// The first display's selection service and manager (what single-display code and tests drive).
+    var service: SelectionService { sides[0].service }
+    var manager: ClipboardManager { sides[0].manager }
+    /// The one pasteboard across the displays.
+    let bridge: PasteboardEngine
+    private let conversions: Conversions
+    private let clock: any MonotonicClock
+    private let table: ConversionTable
+    private var nextEndpoint: UInt32 = 1
+    private var started = false
+    private var x: any XDisplay { sides[0].x }
     private let log: Logger
-    private let display: String
+    private var display: String { sides[0].name }
     private let stateDirectory: String?
     private var persistedCounts: [PasteboardName: UInt64] = [:]
     private var persistentNames: Set<PasteboardName> = []
@@ -46,24 +57,30 @@ public final class DaemonEngine {
     ///   - stateDirectory: where counts, kept content and history live (nil: in memory only).
     public init(x: any XDisplay, clock: any MonotonicClock, configuration: DaemonConfiguration, display: String,
                 stateDirectory: String?, log: Logger, table: ConversionTable = .standard) throws {
-        self.x = x
         self.log = log
-        self.display = display
+        self.clock = clock
+        self.table = table
         self.configuration = configuration
         self.stateDirectory = stateDirectory
-        service = try SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(configuration.transferTimeoutMs),
-                                       conversionTimeout: .milliseconds(configuration.conversionTimeoutMs),
-                                       table: table, log: log)
-        service.boards.countStore = CountStore(directory: stateDirectory)
-        service.server.conversions.imageLimits = configuration.imageLimits
-        manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
-                                   stateDirectory: stateDirectory)
-        service.manager = manager
-        service.onChange = { [weak self] name, count, state, types, image in
+        conversions = try Conversions()
+        conversions.imageLimits = configuration.imageLimits
+        bridge = PasteboardEngine(clock: clock, log: log)
+        bridge.isShared = { [weak self] name in name != .primary || (self?.configuration.sharePrimary ?? false) }
+        sides.append(makeSide(display, x: x))
+    }
+
+    private func makeSide(_ name: String, x: any XDisplay) -> XDisplayEndpoint {
+        let side = XDisplayEndpoint(id: EndpointID(nextEndpoint), name: name, x: x, clock: clock, configuration: configuration,
+                                    stateDirectory: stateDirectory, conversions: conversions, sharing: sides.first, log: log,
+                                    table: table)
+        nextEndpoint += 1
+        side.engine = bridge
+        side.broadcast = { [weak self] name, count, state, types, image in
             self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
                                       image: image),
                              name.rawValue)
         }
+        return side
     }
 
     /// Watches CLIPBOARD, PRIMARY and the persistent pasteboards with their saved counts, restores kept
@@ -77,39 +94,77 @@ public final class DaemonEngine {
             service.boards.watch(name, persistedCount: persistedCounts[name] ?? 0)
         }
         manager.persistent = persistentNames
+        bridge.attach(sides[0])
         manager.start()
         x.flush()
+        started = true
+    }
+
+    /// Serves another X display too (`--display` given again, `pb displays add`): its pasteboards continue
+    /// the first display's counts, and it is served what the others hold now.
+    @discardableResult
+    func addDisplay(_ name: String, x: any XDisplay) -> XDisplayEndpoint {
+        let side = makeSide(name, x: x)
+        sides.append(side)
+        for board in service.boards.all {
+            side.service.boards.watch(board.name, persistedCount: board.counter.count)
+            side.service.boards.adopt(board.counter.count, for: board.name)
+        }
+        // A count published on this display by an earlier run may be ahead: every display takes the larger.
+        for board in side.service.boards.all { for other in sides { other.adopt(count: board.counter.count, for: board.name) } }
+        side.manager.persistent = persistentNames
+        bridge.attach(side)
+        side.manager.start()
+        x.flush()
+        return side
+    }
+
+    /// Stops serving a display (not the first): releases what the daemon owns there.
+    func removeDisplay(_ side: XDisplayEndpoint) {
+        guard let index = sides.firstIndex(where: { $0 === side }), index > 0 else { return }
+        bridge.detach(side.id)
+        side.service.releaseAll()
+        sides.remove(at: index)
     }
 
     /// A clean stop: releases the selections, saves the exact counts, finishes the disk writes.
     public func stop() {
-        service.releaseAll()
+        for side in sides { side.service.releaseAll() }
         service.boards.saveCountsExactly()
         manager.finishWrites()
     }
 
     // MARK: - What the loop feeds in
 
-    public func handle(_ event: XEventValue) { service.handle(event) }
+    public func handle(_ event: XEventValue) { sides[0].handle(event) }
     public func handle(errors: [XProtocolError]) { service.handle(errors: errors) }
+    /// An event or errors of the display served at `index` in `sides`.
+    func handle(_ event: XEventValue, onDisplay index: Int) { sides[index].handle(event) }
+    func handle(errors: [XProtocolError], onDisplay index: Int) { sides[index].service.handle(errors: errors) }
     /// Readable when conversions finished: call `conversionsFinished()`.
-    public var conversionsDescriptor: FileDescriptor { service.server.conversions.readyDescriptor }
-    public func conversionsFinished() { service.server.conversionsFinished() }
+    public var conversionsDescriptor: FileDescriptor { conversions.readyDescriptor }
+    public func conversionsFinished() {
+        guard conversions.takeFinished() else { return }
+        for side in sides { side.service.server.retryParked() }
+        // The worker threads' malloc arenas keep a large conversion's peak (a 4K picture: tens of MiB) unless
+        // asked to give it back; once no conversion is left, they are.
+        if conversions.pendingCount == 0 { MemoryRelease.trim() }
+    }
 
     public var nextDeadline: MonotonicInstant? {
-        [service.nextDeadline, manager.nextDeadline].compactMap { $0 }.min()
+        (sides.compactMap(\.nextDeadline) + [bridge.nextDeadline].compactMap { $0 }).min()
     }
 
     public func expire(now: MonotonicInstant) {
-        service.expire(now: now)
-        manager.expire(now: now)
+        bridge.expire(now: now)
+        for side in sides { side.expire(now: now) }
     }
 
     /// SIGHUP's new configuration.
     public func reconfigure(_ configuration: DaemonConfiguration) {
         self.configuration = configuration
-        manager.configuration = configuration
-        service.server.conversions.imageLimits = configuration.imageLimits
+        conversions.imageLimits = configuration.imageLimits
+        for side in sides { side.configuration = configuration }
     }
 
     // MARK: - Control requests: one handler per kind

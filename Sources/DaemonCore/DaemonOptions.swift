@@ -3,8 +3,13 @@ import ControlProtocol
 
 /// pasteboardd's command line.
 public struct DaemonOptions: Equatable, Sendable {
-    /// The X display (nil: `$DISPLAY`).
-    public var display: String?
+    /// The X displays, in the order given (`--display` may be repeated; none: the configuration's `displays`,
+    /// else `$DISPLAY`).
+    public var displays: [String] = []
+    /// The first display given.
+    public var display: String? { displays.first }
+    /// `--share-primary`: PRIMARY is one across the displays too.
+    public var sharePrimary = false
     public var verbose = false
     /// The largest request a control client may send (a copy's whole data), in bytes.
     public var maximumRequestBytes = ControlLimits.defaultMaximumFrameLength
@@ -22,13 +27,16 @@ public struct DaemonOptions: Equatable, Sendable {
     }
 
     public static let usage = """
-    usage: pasteboardd [--display DISPLAY] [--verbose] [--autostart]
+    usage: pasteboardd [--display DISPLAY]... [--share-primary] [--verbose] [--autostart]
 
     The pasteboard daemon: owns and serves X selections for pb and the Pasteboard library, watches
     every owner with XFixes and keeps each pasteboard's changeCount. Runs in the foreground (as a
     systemd user service, Type=notify, or started by its socket); stops cleanly on SIGTERM or SIGINT.
 
-      --display DISPLAY   the X display (default: $DISPLAY)
+      --display DISPLAY   an X display to serve; give it again for each display that
+                          shares the pasteboard (default: the configuration's
+                          "displays", else $DISPLAY)
+          --share-primary PRIMARY is one across the displays too (default: per display)
       -v, --verbose       log debug events too
           --autostart     start only if nothing serves yet: neither the systemd user unit
                           (pasteboardd.socket or .service enabled or active) nor a listener
@@ -50,13 +58,16 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--check-config": return .success(.checkConfig)
             case "-v", "--verbose": options.verbose = true
             case "--autostart": options.autostart = true
+            case "--share-primary": options.sharePrimary = true
             case "--display":
                 index += 1
-                guard index < arguments.count else { return .failure(UsageMessage("--display needs a value")) }
-                options.display = arguments[index]
+                guard index < arguments.count, !arguments[index].isEmpty else { return .failure(UsageMessage("--display needs a value")) }
+                options.displays.append(arguments[index])
             default:
                 if argument.hasPrefix("--display=") {
-                    options.display = String(argument.dropFirst("--display=".count))
+                    let value = String(argument.dropFirst("--display=".count))
+                    guard !value.isEmpty else { return .failure(UsageMessage("--display needs a value")) }
+                    options.displays.append(value)
                 } else {
                     return .failure(UsageMessage("unknown argument '\(argument)'"))
                 }

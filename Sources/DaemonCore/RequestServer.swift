@@ -197,16 +197,9 @@ final class RequestServer {
 
     // MARK: - Conversions finishing, content changing, time passing
 
-    /// Takes the finished conversions and answers what was waiting for them.
-    func conversionsFinished() {
-        guard conversions.takeFinished() else { return }
-        retryParked()
-        // The worker threads' malloc arenas keep a large conversion's peak (a 4K picture: tens of MiB) unless
-        // asked to give it back; once no conversion is left, they are.
-        if conversions.pendingCount == 0 { MemoryRelease.trim() }
-    }
-
-    private func retryParked() {
+    /// Answers what waits for a conversion or a fetch that has ended (the conversions' results are handed
+    /// to their content first: `Conversions.takeFinished`).
+    func retryParked() {
         let requests = parkedRequests
         parkedRequests = []
         for parked in requests where !tryAnswer(parked) { parkedRequests.append(parked) }

@@ -67,8 +67,9 @@ final class SelectionService {
     /// The clipboard manager: snapshots, takeover, CLIPBOARD_MANAGER, history (nil: none).
     weak var manager: ClipboardManager?
 
+    /// - Parameter conversions: the conversion worker, shared by every display's service.
     init(x: any XDisplay, clock: any MonotonicClock, transferTimeout: Duration, conversionTimeout: Duration,
-         table: ConversionTable = .standard, log: Logger) throws {
+         conversions: Conversions, table: ConversionTable = .standard, log: Logger) {
         self.x = x
         self.clock = clock
         self.log = log
@@ -79,7 +80,7 @@ final class SelectionService {
         transfers = IncrTransfers(x: x, clock: clock, log: log, serials: serials, timeout: transferTimeout)
         executor = PlanExecutor(x: x, ownerWindow: ownerWindow, serials: serials, transfers: transfers, log: log)
         server = RequestServer(x: x, clock: clock, log: log, boards: boards, executor: executor,
-                               conversions: try Conversions(), conversionTimeout: conversionTimeout)
+                               conversions: conversions, conversionTimeout: conversionTimeout)
         ownership = OwnershipChanges(x: x, ownerWindow: ownerWindow, serials: serials)
         server.onPaste = { [weak self] selection in self?.notePaste(on: selection) }
     }
@@ -89,8 +90,12 @@ final class SelectionService {
 
     func count(of name: PasteboardName) -> UInt64? { boards.board(named: name)?.counter.count }
     func isOwned(_ name: PasteboardName) -> Bool { boards.board(named: name)?.served != nil }
-    /// The content the daemon serves for `name`, if it owns it.
-    func content(of name: PasteboardName) -> PasteboardContent? { boards.board(named: name)?.served?.content }
+    /// The content the daemon serves for `name`, if it owns it and has its bytes (not while it serves another
+    /// endpoint's change whose types are fetched on request).
+    func content(of name: PasteboardName) -> PasteboardContent? {
+        guard let served = boards.board(named: name)?.served, !served.isRemote else { return nil }
+        return served.content
+    }
 
     /// Stops watching and serving `name` (a named pasteboard being removed): releases it if owned.
     func unwatch(_ name: PasteboardName) {
@@ -106,6 +111,20 @@ final class SelectionService {
 
     // MARK: - Changing ownership
 
+    /// How the daemon takes a pasteboard: the content, and what kind of change it is.
+    struct Ownership {
+        var content: PasteboardContent
+        /// Types served on behalf of another endpoint, fetched from it on request.
+        var remote: ServedContent.RemoteTypes?
+        /// Re-serves content the daemon already had (a takeover, a restore) or serves another endpoint's
+        /// change (`mirrorOf` names it): not a new change of this display.
+        var silent = false
+        var pasteOnce = false
+        var expiresAfter: Duration?
+        /// The endpoint whose change this serves, for the log.
+        var mirrorOf: String?
+    }
+
     /// Takes `name` with `content`. Completes with the new changeCount once the server confirmed the
     /// daemon as owner, so that a client told "done" can paste at once. `silent` re-serves content the
     /// daemon already had (a takeover, a restore): not a new change. `at` claims the selection as of that
@@ -115,12 +134,17 @@ final class SelectionService {
     /// only if the pasteboard did not change meanwhile.
     func own(_ name: PasteboardName, content: PasteboardContent, silent: Bool = false, pasteOnce: Bool = false,
              expiresAfter: Duration? = nil, at time: Timestamp? = nil, completion: @escaping Completion) {
+        own(name, Ownership(content: content, silent: silent, pasteOnce: pasteOnce, expiresAfter: expiresAfter), at: time,
+            completion: completion)
+    }
+
+    func own(_ name: PasteboardName, _ ownership: Ownership, at time: Timestamp? = nil, completion: @escaping Completion) {
         guard let selection = boards.selection(of: name) else { return completion(.failure(.notWatched(name))) }
-        let change = OwnershipChanges.Request.own(selection, content, silent: silent, pasteOnce: pasteOnce, expiresAfter: expiresAfter, completion)
+        let change = OwnershipChanges.Request.own(selection, ownership, completion)
         if let time {
-            ownershipChanged(ownership.carryOut(change, at: time), time: time)
+            ownershipChanged(self.ownership.carryOut(change, at: time), time: time)
         } else {
-            ownership.request(change)
+            self.ownership.request(change)
         }
     }
 
@@ -130,10 +154,11 @@ final class SelectionService {
         ownership.request(.acquire(selection, completion))
     }
 
-    /// Sets `name`'s owner to None (the pasteboard becomes empty).
-    func clear(_ name: PasteboardName, completion: @escaping Completion) {
+    /// Sets `name`'s owner to None (the pasteboard becomes empty). `silent`: not a change of this display
+    /// (another endpoint's clear, served here too): not counted, nobody told.
+    func clear(_ name: PasteboardName, silent: Bool = false, completion: @escaping Completion) {
         guard let selection = boards.selection(of: name) else { return completion(.failure(.notWatched(name))) }
-        ownership.request(.clear(selection, completion))
+        ownership.request(.clear(selection, silent: silent, completion))
     }
 
     /// Counts a change that no ownership event counted: the owner vanished and nothing took over.
@@ -153,26 +178,33 @@ final class SelectionService {
         switch change {
         case .acquired(let completion, let time):
             completion(time)
-        case .owned(let selection, let content, let silent, let pasteOnce, let expiresAfter, let completion):
+        case .owned(let selection, let ownership, let completion):
             guard var board = boards[selection] else { return }
+            let content = ownership.content
             if let old = board.served { server.contentEnded(old) }
-            board.served = ServedContent(content: content, acquiredAt: time, table: table, intern: x.intern)
-            board.pasteOnce = pasteOnce
+            let served = ServedContent(content: content, remote: ownership.remote, acquiredAt: time, table: table, intern: x.intern)
+            served.onFetched = { [weak server] in server?.retryParked() }
+            board.served = served
+            board.pasteOnce = ownership.pasteOnce
             board.pasteOnceDeadline = nil
             board.expiry = nil
-            if silent {
+            if ownership.silent {
                 board.counter.recordSilentOwnChange(ownerIsUs: true, time: time)
                 boards[selection] = board
-                log.info("took over \(board.name) with the content it had (count stays \(board.counter.count), \(content.types.count) types, \(content.byteCount) bytes)")
+                if let origin = ownership.mirrorOf {
+                    log.info("serving \(board.name) for \(origin) (count \(board.counter.count), \(served.offeredTypes.count) types)")
+                } else {
+                    log.info("took over \(board.name) with the content it had (count stays \(board.counter.count), \(content.types.count) types, \(content.byteCount) bytes)")
+                }
                 completion(.success(board.counter.count))
                 return
             }
             let count = board.counter.recordOwnChange(ownerIsUs: true, time: time)
-            if let expiresAfter { board.expiry = (clock.now() + expiresAfter, count) }
+            if let expiresAfter = ownership.expiresAfter { board.expiry = (clock.now() + expiresAfter, count) }
             boards[selection] = board
             boards.publish(selection)
             log.info("took \(board.name) (count \(count), \(content.items.count) items, \(content.types.count) types, \(content.byteCount) bytes"
-                     + (expiresAfter.map { ", expires in \($0)" } ?? "") + ")")
+                     + (ownership.expiresAfter.map { ", expires in \($0)" } ?? "") + ")")
             // The client is answered first: keeping the content (history, archive) can take a while for
             // large copies and the copy is already served.
             completion(.success(count))
@@ -181,10 +213,17 @@ final class SelectionService {
                       content.isSensitive ? nil : content.imageSummary())
         case .lost(let selection, let completion):
             completion(.failure(x.isConnectionLost ? .connectionLost : .lostRace(boards[selection]?.name ?? .general)))
-        case .cleared(let selection, let completion):
+        case .cleared(let selection, let silent, let completion):
             guard var board = boards[selection] else { return }
             if let old = board.served { server.contentEnded(old) }
             board.served = nil
+            if silent {
+                board.counter.recordSilentOwnChange(ownerIsUs: false, time: time)
+                boards[selection] = board
+                log.info("released \(board.name): it was cleared on another display")
+                completion(.success(board.counter.count))
+                return
+            }
             let count = board.counter.recordOwnChange(ownerIsUs: false, time: time)
             boards[selection] = board
             boards.publish(selection)
@@ -334,19 +373,19 @@ final class SelectionService {
 /// property; the PropertyNotify that follows carries the time), carried out in order.
 final class OwnershipChanges {
     enum Request {
-        /// Take a pasteboard; `silent` re-serves content the daemon already had (no new change).
-        case own(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, expiresAfter: Duration?, SelectionService.Completion)
-        case clear(Atom, SelectionService.Completion)
+        /// Take a pasteboard; a `silent` ownership re-serves content the daemon already had (no new change).
+        case own(Atom, SelectionService.Ownership, SelectionService.Completion)
+        case clear(Atom, silent: Bool, SelectionService.Completion)
         /// Take a selection that is not a pasteboard (CLIPBOARD_MANAGER); nil time if it failed.
         case acquire(Atom, (Timestamp?) -> Void)
     }
 
     /// What a request came to once carried out.
     enum Outcome {
-        case owned(Atom, PasteboardContent, silent: Bool, pasteOnce: Bool, expiresAfter: Duration?, SelectionService.Completion)
+        case owned(Atom, SelectionService.Ownership, SelectionService.Completion)
         /// The server did not make the daemon the owner (a later time won, or the connection is gone).
         case lost(Atom, SelectionService.Completion)
-        case cleared(Atom, SelectionService.Completion)
+        case cleared(Atom, silent: Bool, SelectionService.Completion)
         case acquired((Timestamp?) -> Void, Timestamp?)
     }
 
@@ -382,13 +421,13 @@ final class OwnershipChanges {
         case .acquire(let selection, let completion):
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             return .acquired(completion, x.selectionOwner(selection) == ownerWindow ? time : nil)
-        case .own(let selection, let content, let silent, let pasteOnce, let expiresAfter, let completion):
+        case .own(let selection, let ownership, let completion):
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             guard x.selectionOwner(selection) == ownerWindow else { return .lost(selection, completion) }
-            return .owned(selection, content, silent: silent, pasteOnce: pasteOnce, expiresAfter: expiresAfter, completion)
-        case .clear(let selection, let completion):
+            return .owned(selection, ownership, completion)
+        case .clear(let selection, let silent, let completion):
             x.setSelectionOwner(selection, owner: .none, time: time)
-            return .cleared(selection, completion)
+            return .cleared(selection, silent: silent, completion)
         }
     }
 }

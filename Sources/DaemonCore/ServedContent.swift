@@ -13,8 +13,14 @@ import XTypes
 /// text). A derived value is converted on its first request only — on the conversion worker, never on the
 /// event loop, except the COMPOUND_TEXT step Xlib does — and cached for the life of this content (one
 /// changeCount); a conversion that fails is refused, never served as garbage, and logged once.
+///
+/// Content served on behalf of another endpoint (`RemoteTypes`) has types without bytes: a type asked for —
+/// or a source a derived type needs — is fetched from the origin the first time (`Lookup.converting` while it
+/// comes; `onFetched` then says to look again) and kept for the rest of this change.
 final class ServedContent {
     let content: PasteboardContent
+    /// The types offered by another endpoint whose bytes are fetched on request, and how.
+    let remote: RemoteTypes?
     let acquiredAt: Timestamp
     /// The targets listed in TARGETS (besides TARGETS, TIMESTAMP and MULTIPLE), in order.
     let listed: [Atom]
@@ -36,6 +42,22 @@ final class ServedContent {
         case converting
     }
 
+    /// Types offered elsewhere, fetched when a reader asks (`PasteboardEngine.fetch`).
+    struct RemoteTypes {
+        var types: [PasteboardType]
+        /// Starts fetching one type; the completion runs once, on the loop's thread.
+        var fetch: (PasteboardType, @escaping (FetchResult) -> Void) -> Void
+    }
+
+    private enum Fetched {
+        case fetching
+        case ready([UInt8])
+        case failed(String)
+    }
+    private var fetched: [PasteboardType: Fetched] = [:]
+    /// Called when a fetch ended: whatever waits for this content looks again.
+    var onFetched: (() -> Void)?
+
     /// What a requestor asking for a target gets now.
     enum Lookup {
         case value(PropertyValue)
@@ -48,14 +70,17 @@ final class ServedContent {
     }
 
     /// - Parameter intern: interns a list of names in one round trip.
-    init(content: PasteboardContent, acquiredAt: Timestamp, table: ConversionTable = .standard,
+    init(content: PasteboardContent, remote: RemoteTypes? = nil, acquiredAt: Timestamp, table: ConversionTable = .standard,
          intern: @escaping ([String]) -> [Atom]) {
         self.content = content
+        self.remote = remote
         self.acquiredAt = acquiredAt
         self.table = table
         let unreadable = content.unreadablePictures(using: table)
         unreadablePictures = unreadable
-        let types = content.types
+        var types = content.types
+        for type in remote?.types ?? [] where !types.contains(type) { types.append(type) }
+        offeredTypes = types
         let convertible = types.filter { unreadable[$0] == nil }
         let listedTypes = table.advertisedTypes(for: types, derivingFrom: convertible)
         let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: convertible) != nil }
@@ -68,6 +93,12 @@ final class ServedContent {
         typeByAtom = map
         self.intern = { intern([$0])[0] }
     }
+
+    /// The types the source offers: the content's and the remote ones.
+    let offeredTypes: [PasteboardType]
+
+    /// True when some type's bytes are fetched from another endpoint.
+    var isRemote: Bool { remote != nil }
 
     /// The type a served target stands for.
     func type(of target: Atom) -> PasteboardType? { typeByAtom[target] }
@@ -86,7 +117,13 @@ final class ServedContent {
             return .value(PropertyValue(type: target, bytes: bytes))
         }
         guard let plan = table.plan(producing: type, from: sources) else { return .refused }
-        guard let input = data(for: plan.source) else { return .refused }
+        var fetchedNow = data(for: plan.source)
+        if fetchedNow == nil {
+            let waiting = awaitRemote(plan.source, for: type)
+            fetchedNow = data(for: plan.source)   // answered at once when the origin had the bytes at hand
+            if fetchedNow == nil { return waiting }
+        }
+        let input = fetchedNow!
         if plan.isIdentity {
             // The source gave this type (or an alias of it): its bytes exactly, under the requested name.
             return .value(PropertyValue(type: target, bytes: input))
@@ -135,10 +172,39 @@ final class ServedContent {
         }
     }
 
+    /// A source of `wanted` that is not here: fetching it when another endpoint offers it (look again once
+    /// `onFetched` says so), else refused.
+    private func awaitRemote(_ source: PasteboardType, for wanted: PasteboardType) -> Lookup {
+        guard let remote, remote.types.contains(source) else { return .refused }
+        switch fetched[source] {
+        case .fetching: return .converting
+        case .failed(let reason):
+            if derived[wanted] == nil, wanted != source { derived[wanted] = .failed(reason) }
+            return .refused
+        case .ready, nil: break
+        }
+        fetched[source] = .fetching
+        var answeredAtOnce = true
+        remote.fetch(source) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .data(let bytes): self.fetched[source] = .ready(bytes)
+            case .failed(let reason): self.fetched[source] = .failed(reason)
+            }
+            // An answer within the call is used by the lookup itself; a later one wakes what waits.
+            if !answeredAtOnce { self.onFetched?() }
+        }
+        answeredAtOnce = false
+        if case .failed = fetched[source] { return awaitRemote(source, for: wanted) }
+        return .converting
+    }
+
     /// Why the conversion to `target` failed, if it did.
     func failureReason(for target: Atom) -> String? {
-        guard let type = typeByAtom[target], case .failed(let reason) = derived[type] else { return nil }
-        return reason
+        guard let type = typeByAtom[target] else { return nil }
+        if case .failed(let reason) = derived[type] { return reason }
+        if case .failed(let reason) = fetched[type] { return reason }
+        return nil
     }
 
     /// The failures not yet logged, taken out.
@@ -152,7 +218,7 @@ final class ServedContent {
     /// source gave itself (its own is at hand and keeps the most: a WebP of a JPEG copy is made from the
     /// JPEG, lossy, not from a PNG derived from it).
     private var sources: [PasteboardType] {
-        var types = content.types.filter { unreadablePictures[$0] == nil }
+        var types = offeredTypes.filter { unreadablePictures[$0] == nil }
         let families = Set(types.compactMap { table.family(of: $0) })
         for (type, state) in derived {
             if case .ready(let representation, let invented) = state, !invented, representation.type == type,
@@ -165,6 +231,7 @@ final class ServedContent {
 
     private func data(for type: PasteboardType) -> [UInt8]? {
         if let data = content.data(for: type) { return data }
+        if case .ready(let bytes) = fetched[type] { return bytes }
         if case .ready(let representation, _) = derived[type] { return representation.data }
         return nil
     }

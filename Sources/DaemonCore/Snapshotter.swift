@@ -37,6 +37,10 @@ final class Snapshotter {
         var name: PasteboardName
         /// For SAVE_TARGETS: the targets the owner asked to be saved (nil: read TARGETS).
         var targets: [Atom]?
+        /// Reads TARGETS only (the token of a copy another endpoint is told of): `onTargets` gets their names,
+        /// then the snapshot completes with no content.
+        var targetsOnly = false
+        var onTargets: (([String]) -> Void)? = nil
         var completion: (Outcome) -> Void
     }
 
@@ -293,8 +297,15 @@ final class Snapshotter {
             let markers = [SnapshotPolicy.passwordManagerHint] + SnapshotPolicy.concealedMarkers.map { $0 }
             let markerAtoms = Dictionary(uniqueKeysWithValues: markers.map { (x.intern($0), $0) })
             let offeredMarkers = Set(value.atoms.compactMap { markerAtoms[$0] })
+            if let onTargets = snapshot.request.onTargets {
+                onTargets(value.atoms.prefix(SnapshotPolicy.maximumOfferedTargets).compactMap { x.name(of: $0) })
+            }
             if !offeredMarkers.isDisjoint(with: SnapshotPolicy.concealedMarkers) {
                 finish(snapshot, .secret)
+                return
+            }
+            if snapshot.request.targetsOnly {
+                finish(snapshot, .complete(PasteboardContent(items: []), skipped: []))
                 return
             }
             plan(snapshot, offered: value.atoms)

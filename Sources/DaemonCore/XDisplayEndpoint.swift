@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: Apache-2.0
+import PasteboardCore
+import SystemSupport
+import XTypes
+
+/// One X display attached to the engine: its selection service (boards, ownership, requestors), its
+/// clipboard manager (read early, own late, CLIPBOARD_MANAGER) and the endpoint's side of the traffic.
+///
+/// - Tokens: a change counted here — another client's copy, a pb copy the daemon took here, a clear, an owner
+///   gone — is reported to the engine; for another client's copy the token is its TARGETS, read at once with
+///   a requestor of its own (`probe`), the bytes are not read for it.
+/// - Serving: another endpoint's offer is served here by taking the selection silently (never a change of this
+///   display, so never a token: the engine's first loop guard), its types fetched from the origin on request.
+/// - Fetching: a type of this display's own offer is read for another endpoint from the live owner (one read
+///   at a time per pasteboard: xclip serves one INCR transfer at a time), waiting first for the manager's
+///   snapshot when one is under way and answering from it; once the owner is gone, from what was kept.
+final class XDisplayEndpoint: PasteboardEndpoint {
+    let id: EndpointID
+    let name: String
+    let x: any XDisplay
+    let service: SelectionService
+    let manager: ClipboardManager
+    weak var engine: PasteboardEngine?
+    /// Tells the watching clients about a change counted on this display.
+    var broadcast: ((PasteboardName, UInt64, ChangeState, [PasteboardType], ImageSummary?) -> Void)?
+
+    private let log: Logger
+    /// Reads the TARGETS of another client's copy for its token.
+    private let probe: Snapshotter
+    /// Reads one type of the live owner for another endpoint.
+    private let fetcher: Snapshotter
+    private var serial: UInt64 = 0
+    /// This display's latest offer per pasteboard: its serial, and the change count it was made at.
+    private var offered: [PasteboardName: (serial: UInt64, count: UInt64)] = [:]
+    /// What this display serves on behalf of another endpoint, per pasteboard.
+    private(set) var mirrors: [PasteboardName: Offer] = [:]
+
+    private struct PendingFetch {
+        var type: PasteboardType
+        var serial: UInt64
+        var completion: (FetchResult) -> Void
+    }
+    /// Fetches waiting for the manager's snapshot, per pasteboard.
+    private var waitingForSnapshot: [PasteboardName: [PendingFetch]] = [:]
+    /// Reads of the live owner, one at a time per pasteboard: the first is under way.
+    private var liveReads: [PasteboardName: [PendingFetch]] = [:]
+
+    init(id: EndpointID, name: String, x: any XDisplay, clock: any MonotonicClock, configuration: DaemonConfiguration,
+         stateDirectory: String?, conversions: Conversions, sharing first: XDisplayEndpoint?, log: Logger,
+         table: ConversionTable) {
+        self.id = id
+        self.name = name
+        self.x = x
+        self.log = log
+        service = SelectionService(x: x, clock: clock, transferTimeout: .milliseconds(configuration.transferTimeoutMs),
+                                   conversionTimeout: .milliseconds(configuration.conversionTimeoutMs),
+                                   conversions: conversions, table: table, log: log)
+        // One pasteboard, one count: the first display's count store keeps the counts; the others follow it.
+        if first == nil { service.boards.countStore = CountStore(directory: stateDirectory) }
+        manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
+                                   stateDirectory: stateDirectory, sharing: first?.manager)
+        service.manager = manager
+        let timeout = Duration.milliseconds(configuration.ownerTimeoutMs)
+        probe = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
+        fetcher = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
+        service.onChange = { [weak self] name, count, state, types, image in
+            self?.broadcast?(name, count, state, types, image)
+            self?.changed(name, count: count, state)
+        }
+        manager.onSnapshotEnded = { [weak self] name in self?.snapshotEnded(name) }
+        manager.onTargets = { [weak self] name, count, names in self?.targetsRead(name, count: count, names) }
+        manager.onRestored = { [weak self] name, count in self?.changed(name, count: count, .data) }
+    }
+
+    var configuration: DaemonConfiguration {
+        get { manager.configuration }
+        set {
+            manager.configuration = newValue
+            probe.policy = newValue.snapshotPolicy
+            fetcher.policy = newValue.snapshotPolicy
+        }
+    }
+
+    // MARK: - The loop's side
+
+    func handle(_ event: XEventValue) {
+        if probe.handle(event) || fetcher.handle(event) { return }
+        service.handle(event)
+    }
+
+    var nextDeadline: MonotonicInstant? {
+        [service.nextDeadline, manager.nextDeadline, probe.nextDeadline, fetcher.nextDeadline].compactMap { $0 }.min()
+    }
+
+    func expire(now: MonotonicInstant) {
+        probe.expire(now: now)
+        fetcher.expire(now: now)
+        service.expire(now: now)
+        manager.expire(now: now)
+    }
+
+    // MARK: - Reporting this display's changes
+
+    private func changed(_ name: PasteboardName, count: UInt64, _ state: ChangeState) {
+        guard let engine, engine.isShared(name) else { return }
+        mirrors[name] = nil
+        switch state {
+        case .data, .sensitive:
+            guard let content = service.content(of: name) else { return }
+            engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: content.types, content: content)))
+        case .clear:
+            offered[name] = nil
+            engine.changed(name, on: id, count: count, .cleared)
+        case .empty:
+            // An owner gone with nothing kept; a takeover with the content read is no change at all.
+            offered[name] = nil
+            engine.changed(name, on: id, count: count, .emptied)
+        case .foreign:
+            announceForeignCopy(name, count: count)
+        case .removed:
+            break
+        }
+    }
+
+    private func newOffer(_ name: PasteboardName, count: UInt64, types: [PasteboardType], sensitive: Bool = false,
+                          content: PasteboardContent?) -> Offer {
+        serial += 1
+        offered[name] = (serial, count)
+        return Offer(pasteboard: name, origin: id, serial: serial, types: types,
+                     isSensitive: sensitive || (content?.isSensitive ?? false), isLocalOnly: content?.isLocalOnly ?? false,
+                     content: content)
+    }
+
+    /// Another client copied: tell the engine what it offers — its TARGETS, read by the manager's snapshot
+    /// when one starts (one read of TARGETS per copy), else by the probe; nothing when no other endpoint
+    /// is there to tell (a single display makes no extra request), nor for an excluded application's copy,
+    /// which is not read at all (the other displays stop serving the older content).
+    private func announceForeignCopy(_ name: PasteboardName, count: UInt64) {
+        guard let engine, let selection = service.boards.selection(of: name) else { return }
+        guard engine.endpoints.count > 1 else {
+            engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: [], content: nil)))
+            return
+        }
+        if manager.isExcluded(name, count: count) {
+            offered[name] = nil
+            engine.changed(name, on: id, count: count, .emptied)
+            return
+        }
+        awaitingTargets[name] = count
+        if manager.isReading(name) { return }   // its TARGETS come through `targetsRead`
+        probe.start(Snapshotter.Request(selection: selection, name: name, targets: nil, targetsOnly: true,
+                                        onTargets: { [weak self] in self?.targetsRead(name, count: count, $0) }) { [weak self] _ in
+            self?.targetsUnread(name, count: count)
+        })
+    }
+
+    /// Changes whose token waits for their TARGETS, per pasteboard.
+    private var awaitingTargets: [PasteboardName: UInt64] = [:]
+
+    /// The TARGETS of change `count` were read: its token.
+    private func targetsRead(_ name: PasteboardName, count: UInt64, _ names: [String]) {
+        guard awaitingTargets[name] == count, service.count(of: name) == count, let engine else { return }
+        awaitingTargets[name] = nil
+        let types: [PasteboardType] = names.filter { !SnapshotPolicy.neverRead.contains($0) }
+            .map { PasteboardType($0) }.filter { $0.nameProblem == nil }
+        let secret = names.contains { SnapshotPolicy.concealedMarkers.contains($0) }
+        engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: types, sensitive: secret, content: nil)))
+    }
+
+    /// Reading ended without TARGETS of change `count` (the owner did not answer them): nothing to offer; the
+    /// other displays stop serving the older content.
+    private func targetsUnread(_ name: PasteboardName, count: UInt64) {
+        guard awaitingTargets[name] == count, let engine else { return }
+        awaitingTargets[name] = nil
+        guard service.count(of: name) == count else { return }
+        log.info("\(name) changed on \(self.name), but its targets could not be read: not offered elsewhere")
+        offered[name] = nil
+        engine.changed(name, on: id, count: count, .emptied)
+    }
+
+    // MARK: - Serving other endpoints' changes
+
+    func adopt(count: UInt64, for pasteboard: PasteboardName) {
+        if service.count(of: pasteboard) == nil {
+            guard service.boards.count < PasteboardLimits.maximumPasteboards else { return }
+            service.boards.watch(pasteboard, persistedCount: count)
+        }
+        service.boards.adopt(count, for: pasteboard)
+    }
+
+    func serve(_ offer: Offer, count: UInt64) {
+        adopt(count: count, for: offer.pasteboard)
+        offered[offer.pasteboard] = nil
+        mirrors[offer.pasteboard] = offer
+        var ownership = SelectionService.Ownership(content: offer.content ?? PasteboardContent(items: [], isSensitive: offer.isSensitive,
+                                                                                                isLocalOnly: offer.isLocalOnly),
+                                                   silent: true, mirrorOf: engine?.endpoints[offer.origin]?.name ?? "\(offer.origin)")
+        if offer.content == nil {
+            let name = offer.pasteboard, serial = offer.serial, origin = offer.origin, me = id
+            ownership.remote = ServedContent.RemoteTypes(types: offer.types) { [weak self] type, completion in
+                guard let engine = self?.engine else { return completion(.failed("pasteboardd is stopping")) }
+                engine.fetch(name, type: type, serial: serial, origin: origin, for: me, completion: completion)
+            }
+        }
+        service.own(offer.pasteboard, ownership) { [weak self, log, name] result in
+            if case .failure(let error) = result {
+                log.info("could not serve \(offer.pasteboard) on \(name): \(error)")
+                self?.mirrors[offer.pasteboard] = nil
+            }
+        }
+    }
+
+    func withdraw(_ pasteboard: PasteboardName, count: UInt64) {
+        adopt(count: count, for: pasteboard)
+        guard mirrors.removeValue(forKey: pasteboard) != nil, service.isOwned(pasteboard) else { return }
+        service.clear(pasteboard, silent: true) { _ in }
+    }
+
+    // MARK: - Fetching for other endpoints
+
+    func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void) {
+        let pending = PendingFetch(type: type, serial: serial, completion: completion)
+        guard let current = offered[pasteboard], current.serial == serial else {
+            return completion(.failed("\(pasteboard) changed on \(name) since"))
+        }
+        if let content = service.content(of: pasteboard), mirrors[pasteboard] == nil {
+            // The daemon serves this change here (its own copy, or kept after the owner went away).
+            return completion(Self.data(content, type, pasteboard))
+        }
+        if manager.isReading(pasteboard) {
+            waitingForSnapshot[pasteboard, default: []].append(pending)
+            return
+        }
+        readLive(pasteboard, pending)
+    }
+
+    private func snapshotEnded(_ pasteboard: PasteboardName) {
+        if let count = awaitingTargets[pasteboard] { targetsUnread(pasteboard, count: count) }
+        guard let waiting = waitingForSnapshot.removeValue(forKey: pasteboard) else { return }
+        for pending in waiting {
+            guard let current = offered[pasteboard], current.serial == pending.serial else {
+                pending.completion(.failed("\(pasteboard) changed on \(name) since"))
+                continue
+            }
+            if let content = manager.keptContent(of: pasteboard, count: current.count), content.data(for: pending.type) != nil {
+                pending.completion(Self.data(content, pending.type, pasteboard))
+            } else {
+                readLive(pasteboard, pending)
+            }
+        }
+    }
+
+    private func readLive(_ pasteboard: PasteboardName, _ pending: PendingFetch) {
+        liveReads[pasteboard, default: []].append(pending)
+        if liveReads[pasteboard]!.count == 1 { startLiveRead(pasteboard) }
+    }
+
+    private func startLiveRead(_ pasteboard: PasteboardName) {
+        guard let pending = liveReads[pasteboard]?.first else { return }
+        guard let selection = service.boards.selection(of: pasteboard), let current = offered[pasteboard],
+              current.serial == pending.serial else {
+            return endLiveRead(pasteboard, .failed("\(pasteboard) changed on \(name) since"))
+        }
+        fetcher.start(Snapshotter.Request(selection: selection, name: pasteboard, targets: [x.intern(pending.type.rawValue)]) {
+            [weak self] outcome in
+            guard let self else { return }
+            switch outcome {
+            case .complete(let content, _) where content.data(for: pending.type) != nil:
+                self.endLiveRead(pasteboard, .data(content.data(for: pending.type)!))
+            default:
+                // The owner went away or would not give it: what the manager kept of this change, if anything.
+                if let kept = self.manager.keptContent(of: pasteboard, count: current.count) ?? self.service.content(of: pasteboard),
+                   self.mirrors[pasteboard] == nil, kept.data(for: pending.type) != nil {
+                    self.endLiveRead(pasteboard, Self.data(kept, pending.type, pasteboard))
+                } else if case .failed(let why, let skipped) = outcome {
+                    self.endLiveRead(pasteboard, .failed(skipped.first.map { "\($0.type): \($0.reason)" } ?? why))
+                } else {
+                    self.endLiveRead(pasteboard, .failed("the owner of \(pasteboard) on \(self.name) did not give \(pending.type)"))
+                }
+            }
+        })
+    }
+
+    private func endLiveRead(_ pasteboard: PasteboardName, _ result: FetchResult) {
+        guard var queue = liveReads[pasteboard], !queue.isEmpty else { return }
+        let done = queue.removeFirst()
+        liveReads[pasteboard] = queue.isEmpty ? nil : queue
+        done.completion(result)
+        if !queue.isEmpty { startLiveRead(pasteboard) }
+    }
+
+    private static func data(_ content: PasteboardContent, _ type: PasteboardType, _ pasteboard: PasteboardName) -> FetchResult {
+        content.data(for: type).map(FetchResult.data) ?? .failed("\(pasteboard) does not offer \(type)")
+    }
+}
