@@ -44,6 +44,61 @@ final class Harness {
     /// What the daemon logged so far.
     var log: [String] { logSink() }
 
+    // MARK: - More displays
+
+    /// A display the daemon serves besides the first, on its own fake server.
+    struct Display {
+        let server: FakeXServer
+        let x: FakeXServer.Connection
+        let name: String
+    }
+    private(set) var displays: [Display] = []
+
+    /// Serves another display, on a new fake server; returns it.
+    @discardableResult
+    func addDisplay(_ name: String? = nil) -> Display {
+        let server = FakeXServer()
+        let display = Display(server: server, x: server.connect(), name: name ?? ":\(100 + displays.count)")
+        displays.append(display)
+        engine.addDisplay(display.name, x: display.x)
+        settle()
+        return display
+    }
+
+    func owner(on display: Display, _ targets: [(String, [UInt8])], selection: String = "CLIPBOARD") -> FakeOwner {
+        let owner = FakeOwner(server: display.server, selection: selection, targets: targets)
+        peers.append(owner.pump)
+        return owner
+    }
+
+    /// What a requestor on `display` gets for `target` of `selection` once everyone settled.
+    func paste(_ target: String, from selection: String = "CLIPBOARD", on display: Display) -> FakeRequestor {
+        let requestor = FakeRequestor(server: display.server)
+        peers.append(requestor.pump)
+        requestor.ask(selection, target)
+        settle()
+        return requestor
+    }
+
+    /// The count published on `display`'s root window.
+    func publishedCount(_ pasteboard: String = "CLIPBOARD", on display: Display) -> UInt32? {
+        let server = display.server
+        return server.property(server.root, server.intern(PasteboardName.changeCountPropertyPrefix + pasteboard))?.atoms.first?.rawValue
+    }
+
+    /// The target names a requestor on `display` gets for TARGETS.
+    func targets(_ selection: String = "CLIPBOARD", on display: Display) -> [String] {
+        let requestor = paste("TARGETS", from: selection, on: display)
+        guard case .some(.some(let value)) = requestor.result else { return [] }
+        return value.atoms.compactMap { display.server.name(of: $0) }
+    }
+
+    /// Whether the daemon owns `selection` on `display`.
+    func daemonOwns(_ selection: String = "CLIPBOARD", on display: Display) -> Bool {
+        guard let side = engine.sides.first(where: { $0.name == display.name }) else { return false }
+        return display.server.owner(of: display.server.intern(selection)) == side.service.ownerWindow
+    }
+
     // MARK: - Peers
 
     func owner(_ targets: [(String, [UInt8])], selection: String = "CLIPBOARD") -> FakeOwner {
@@ -78,6 +133,13 @@ final class Harness {
                 worked = true
             }
             engine.handle(errors: x.takeErrors())
+            for (index, display) in displays.enumerated() {
+                while display.x.pendingEvents() > 0 {
+                    engine.handle(display.x.nextEvent(), onDisplay: index + 1)
+                    worked = true
+                }
+                engine.handle(errors: display.x.takeErrors(), onDisplay: index + 1)
+            }
             for pump in peers where pump() { worked = true }
             if worked { continue }
             if waitForConversions && engine.service.server.conversions.pendingCount > 0 {

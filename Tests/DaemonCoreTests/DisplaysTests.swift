@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+import ControlProtocol
+@testable import DaemonCore
+import PasteboardCore
+import TestSupport
+import XCTest
+import XTypes
+
+/// Several X displays as one pasteboard, on fake servers: a copy on one is offered on the others with its
+/// targets and the derived ones, the bytes fetched from the origin on paste, one count, no echo.
+final class DisplaysTests: XCTestCase {
+    let text = Array("copied on A".utf8)
+    let html = Array("<b>copied</b> on A".utf8)
+
+    func testACopyOnOneDisplayPastesOnTheOtherWithItsTargetsAndTheDerivedOnes() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let before = try XCTUnwrap(h.count())
+        let owner = h.owner([("UTF8_STRING", text), ("text/html", html)])
+        owner.own()
+        h.settle()
+        XCTAssertTrue(h.daemonOwns(on: b), "offered on B at once")
+        XCTAssertFalse(h.daemonOwns(), "never taken from A's live owner")
+        XCTAssertEqual(h.count(), before + 1, "one copy, one change")
+        XCTAssertEqual(h.publishedCount(on: b).map(UInt64.init), before + 1, "the same count on every display")
+        XCTAssertEqual(h.publishedCount().map(UInt64.init), before + 1)
+        let targets = h.targets(on: b)
+        XCTAssertTrue(targets.contains("UTF8_STRING") && targets.contains("text/html"), "\(targets)")
+        XCTAssertTrue(targets.contains("text/rtf"), "the derived ones too: \(targets)")
+        XCTAssertEqual(h.paste("text/html", on: b).text, "<b>copied</b> on A")
+        XCTAssertEqual(h.paste("text/rtf", on: b).text?.hasPrefix("{\\rtf1"), true, "converted from the HTML fetched")
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "copied on A")
+        XCTAssertEqual(owner.requested.filter { $0 == "TARGETS" }.count, 1, "one TARGETS read per copy: \(owner.requested)")
+        XCTAssertEqual(h.count(), before + 1, "serving B and pasting there changed nothing")
+    }
+
+    func testTheBytesComeFromTheLiveOwnerAndOnceItExitedFromWhatWasKept() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text)])
+        owner.own()
+        h.settle()
+        owner.targets = [("UTF8_STRING", Array("changed without a new owner".utf8))]
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "changed without a new owner", "read from the live owner at paste time")
+        let count = h.count()
+        owner.exit()
+        h.advance(by: .zero)
+        XCTAssertTrue(h.daemonOwns(), "A's manager took over with what it read")
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "changed without a new owner", "cached for this change on B")
+        XCTAssertEqual(h.count(), count, "a takeover is no change anywhere")
+        XCTAssertTrue(h.daemonOwns(on: b))
+    }
+
+    func testACopyOnTheSecondDisplayComesToTheFirst() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner(on: b, [("UTF8_STRING", Array("from B".utf8))])
+        owner.own()
+        h.settle()
+        XCTAssertTrue(h.daemonOwns())
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "from B")
+        XCTAssertEqual(h.paste("text/plain;charset=utf-8").text, "from B", "derived on A from what B offers")
+        XCTAssertEqual(h.publishedCount().map(UInt64.init), h.publishedCount(on: b).map(UInt64.init))
+    }
+
+    func testAPbCopyIsServedOnEveryDisplayAndCountedOnce() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let count = try h.copy([(.utf8String, "pb copy")])
+        XCTAssertTrue(h.daemonOwns(on: b))
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "pb copy")
+        XCTAssertEqual(h.publishedCount(on: b).map(UInt64.init), count)
+        XCTAssertEqual(h.count(), count)
+        XCTAssertEqual(h.engine.manager.history.entries.count, 1, "recorded once")
+    }
+
+    func testNoEchoAndNoFightAfterACopy() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text)])
+        owner.own()
+        h.settle()
+        let count = h.count()
+        for _ in 0..<10 { h.advance(by: .seconds(1)) }
+        XCTAssertEqual(h.count(), count, "serving B made no change that came back")
+        XCTAssertEqual(owner.requested.filter { $0 == "TARGETS" }.count, 1)
+        XCTAssertTrue(h.daemonOwns(on: b))
+        XCTAssertFalse(h.daemonOwns())
+        XCTAssertEqual(h.engine.manager.history.entries.count, 1)
+    }
+
+    func testAClearOnOneDisplayEmptiesTheOtherWithOneChange() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let count = try h.copy([(.utf8String, "to be cleared")])
+        XCTAssertTrue(h.daemonOwns(on: b))
+        h.send(.clear(pasteboard: "CLIPBOARD"))
+        XCTAssertFalse(h.daemonOwns(on: b))
+        XCTAssertEqual(h.count(), count + 1)
+        XCTAssertEqual(h.publishedCount(on: b).map(UInt64.init), count + 1)
+        h.advance(by: .seconds(1))
+        XCTAssertEqual(h.count(), count + 1, "releasing B was no second change")
+    }
+
+    func testPrimaryStaysPerDisplayUnlessShared() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text)], selection: "PRIMARY")
+        owner.own()
+        h.settle()
+        XCTAssertFalse(h.daemonOwns("PRIMARY", on: b))
+
+        var shared = DaemonConfiguration()
+        shared.sharePrimary = true
+        let s = try Harness(configuration: shared)
+        let c = s.addDisplay()
+        let selecting = s.owner([("UTF8_STRING", text)], selection: "PRIMARY")
+        selecting.own()
+        s.settle()
+        XCTAssertTrue(s.daemonOwns("PRIMARY", on: c))
+        XCTAssertEqual(s.paste("UTF8_STRING", from: "PRIMARY", on: c).text, "copied on A")
+    }
+
+    func testANamedPasteboardIsOneAcrossDisplays() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        try h.copy([(.utf8String, "named")], to: "work")
+        XCTAssertTrue(h.daemonOwns("work", on: b))
+        XCTAssertEqual(h.paste("UTF8_STRING", from: "work", on: b).text, "named")
+    }
+
+    func testAnOwnerThatDoesNotAnswerOnOneDisplayIsRefusedOnTheOtherWithinTheDeadline() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text)])
+        owner.own()
+        h.settle()
+        owner.silent = true
+        let requestor = FakeRequestor(server: b.server)
+        requestor.ask("CLIPBOARD", "UTF8_STRING")
+        h.settle()
+        XCTAssertNil(requestor.result, "waits for the origin")
+        // Serve B from nothing at hand: the live owner is asked, says nothing, the engine's deadline refuses.
+        h.advance(by: h.engine.bridge.fetchTimeout)
+        _ = requestor.pump()
+        h.settle()
+        XCTAssertNotNil(requestor.result, "refused, not left hanging")
+    }
+}
