@@ -48,7 +48,7 @@ _pb() {
     done
 
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "copy paste types count clear convert status history help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume help --help --version" -- "$cur"))
         return
     fi
 
@@ -78,6 +78,9 @@ _pb() {
         count|clear) options="$selection -h --help" ;;
         convert) options="-f --from --to -o --output -i --info -h --help" ;;
         status) options="-h --help" ;;
+        displays)
+            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "list add remove" -- "$cur"))
+            return ;;
         history)
             if (( cword == i + 1 )); then
                 COMPREPLY=($(compgen -W "list show copy pick delete clear" -- "$cur")); return
@@ -89,7 +92,7 @@ _pb() {
                 *) options="-h --help" ;;
             esac ;;
         help)
-            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status history help" -- "$cur"))
+            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume help" -- "$cur"))
             return ;;
         *) return ;;
     esac

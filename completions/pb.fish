@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # fish completion for pb (pasteboard). pbcopy.fish and pbpaste.fish complete the macOS commands.
 
-set -l pb_commands copy paste types count clear convert status history help
+set -l pb_commands copy paste types count clear convert status pasteboard displays watch history pause resume help
 
 complete -c pb -f
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -s h -l help -d 'Show help'
@@ -13,6 +13,8 @@ complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a count -d "Pr
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a clear -d 'Empty a pasteboard'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a convert -d 'Convert documents and pictures'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a status -d 'Show what pasteboardd is doing'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a displays -d 'List, add or remove the X displays that share the pasteboard'
+complete -c pb -n "__fish_seen_subcommand_from displays" -a 'list add remove'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a history -d 'List, show, copy back or pick past clipboard contents'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a help -d 'Show help for a command'
 

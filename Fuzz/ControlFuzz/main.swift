@@ -76,6 +76,8 @@ func check(_ request: ControlRequest) {
         checkItems(items)
     case .clear(let name), .changeCount(let name), .items(let name), .createPasteboard(let name, _), .removePasteboard(let name):
         checkName(name, "pasteboard")
+    case .addDisplay(let name), .removeDisplay(let name):
+        checkName(name, "display")
     case .watch(let names):
         invariant(names.count <= ControlLimits.maximumListCount, "\(names.count) watched names")
         names.forEach { checkName($0, "watched pasteboard") }
@@ -84,7 +86,7 @@ func check(_ request: ControlRequest) {
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) types to read")
         types.forEach(checkType)
         checkText(display)
-    case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume:
+    case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays:
         break
     }
 }
@@ -387,6 +389,9 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .pause: request = .pause
         case .resume: request = .resume
         case .watch: request = .watch(pasteboards: (0..<Int(input.u8() % 6)).map { _ in name() })
+        case .displays: request = .displays
+        case .addDisplay: request = .addDisplay(name: name())
+        case .removeDisplay: request = .removeDisplay(name: name())
         case .read:
             let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in typeName() })
             let display = input.freeText()

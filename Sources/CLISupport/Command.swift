@@ -19,6 +19,8 @@ public enum Command: Equatable, Sendable {
     /// `pb pause` (true) and `pb resume` (false): stop and start recording.
     case pause(Bool)
     case convert(ConvertRequest)
+    /// `pb displays [add|remove DISPLAY]`: the X displays pasteboardd serves as one pasteboard.
+    case displays(DisplaysRequest)
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
     case version
@@ -80,6 +82,13 @@ public struct PasteRequest: Equatable, Sendable {
     /// `--force`: replace files of the same names in the directory.
     public var force = false
     public init() {}
+}
+
+/// `pb displays ...`: the X displays pasteboardd serves.
+public enum DisplaysRequest: Equatable, Sendable {
+    case list
+    case add(String)
+    case remove(String)
 }
 
 /// `pb pasteboard ...`: named pasteboards.

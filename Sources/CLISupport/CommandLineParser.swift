@@ -37,6 +37,7 @@ public enum CommandLineParser {
         case "clear": return try parseSimple(rest, verb: "clear").map(Command.clear) ?? .help("clear")
         case "convert": return try parseConvert(rest)
         case "pasteboard", "pasteboards": return try parsePasteboards(rest)
+        case "display", "displays": return try parseDisplays(rest)
         case "watch": return try parseWatch(rest)
         case "history": return try parseHistory(rest)
         case "pause", "resume":
@@ -309,6 +310,27 @@ public enum CommandLineParser {
             throw UsageError("convert needs --to FORMAT (txt, rtf, html, rtfd, rtfd-dir) or --info", command: "convert")
         }
         return .convert(request)
+    }
+
+    static func parseDisplays(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let action = arguments.first else { return .displays(.list) }
+        let operands = Array(arguments.dropFirst())
+        if action == "-h" || action == "--help" || operands == ["-h"] || operands == ["--help"] { return .help("displays") }
+        func display() throws(UsageError) -> String {
+            guard operands.count == 1 else { throw UsageError("displays \(action) takes one DISPLAY", command: "displays") }
+            guard DisplayName(operands[0]) != nil else {
+                throw UsageError("'\(operands[0])' is not an X display name (as in $DISPLAY: :1, host:0.0)", command: "displays")
+            }
+            return operands[0]
+        }
+        switch action {
+        case "list":
+            guard operands.isEmpty else { throw UsageError("displays list takes no arguments", command: "displays") }
+            return .displays(.list)
+        case "add": return .displays(.add(try display()))
+        case "remove": return .displays(.remove(try display()))
+        default: throw UsageError("unknown displays action '\(action)' (list, add, remove)", command: "displays")
+        }
     }
 
     static func parsePasteboards(_ arguments: [String]) throws(UsageError) -> Command {

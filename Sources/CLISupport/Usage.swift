@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
-    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "watch", "history", "pause", "resume", "help"]
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "displays", "watch", "history", "pause", "resume", "help"]
 
     public static let overview = """
     usage: pb <command> [options]
@@ -17,6 +17,7 @@ public enum Usage {
       convert   convert documents (txt, rtf, html, rtfd, rtfd-dir) and pictures (png, jpeg, bmp, tiff, webp)
       status    show what pasteboardd is doing
       pasteboard list, create or remove named pasteboards
+      displays  list, add or remove the X displays that share the pasteboard
       watch     print a record, or run a command, at each change
       history   list, show, copy back, delete or clear past clipboard contents
       pause     stop recording (no reading, history or takeover) until resume
@@ -120,6 +121,19 @@ public enum Usage {
             changeCount. Any X client that knows the name can read it (GTK, Tk, python-xlib; not xclip or
             xsel, which only address PRIMARY, SECONDARY and CLIPBOARD). Use it with -P NAME on any command.
             --persistent keeps it across daemon restarts.
+            """
+        case "displays": return """
+            usage: pb displays [list]
+                   pb displays add DISPLAY
+                   pb displays remove DISPLAY
+
+            The X displays pasteboardd serves as one pasteboard (pasteboardd --display D, given once per
+            display, or "displays" in its configuration): a copy on any of them pastes on every other,
+            with every type the copying application offers and those derived from them. PRIMARY stays
+            per display unless pasteboardd runs with --share-primary. list prints one display a line,
+            NAME<TAB>STATE, STATE connected, connecting (not reached yet, retried) or disconnected (its
+            server went away; retried until removed). add joins a display while pasteboardd runs (a
+            Xephyr or VNC display just started); remove stops serving it (not the first one).
             """
         case "watch": return """
             usage: pb watch [-p|-b|-P NAME]... [--json|-0] [COMMAND [ARGS...]]

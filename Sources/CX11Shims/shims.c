@@ -4,17 +4,33 @@
 #include <string.h>
 
 #define PBX_ERROR_RING 1024
+#define PBX_MAX_CONNECTIONS 64
 
-// The ring is only touched from the thread that owns the Display (Xlib calls the handler
-// synchronously from within Xlib calls on that thread), so no locking is needed.
-static pbx_error_record ring[PBX_ERROR_RING];
-static int ring_start = 0;
-static int ring_count = 0;
-static unsigned long dropped = 0;
-static volatile int connection_lost = 0;
+// One record per open connection: the daemon serves several X displays, and an error or a lost connection
+// belongs to the display it happened on. Only touched from the thread that owns the Displays (Xlib calls the
+// handlers synchronously from within Xlib calls on that thread), so no locking is needed.
+typedef struct {
+    Display *display;
+    pbx_error_record ring[PBX_ERROR_RING];
+    int ring_start;
+    int ring_count;
+    unsigned long dropped;
+    int lost;
+} pbx_connection_state;
+
+static pbx_connection_state states[PBX_MAX_CONNECTIONS];
+// Errors of a connection past the table's size (never expected: each served display is one) are dropped.
+static pbx_connection_state overflow;
+
+static pbx_connection_state *state_of(Display *display) {
+    for (int i = 0; i < PBX_MAX_CONNECTIONS; i++) {
+        if (states[i].display == display) return &states[i];
+    }
+    return &overflow;
+}
 
 static int record_error(Display *display, XErrorEvent *event) {
-    (void)display;
+    pbx_connection_state *state = state_of(display);
     pbx_error_record record = {
         .serial = event->serial,
         .resource_id = event->resourceid,
@@ -22,48 +38,57 @@ static int record_error(Display *display, XErrorEvent *event) {
         .request_code = event->request_code,
         .minor_code = event->minor_code,
     };
-    if (ring_count == PBX_ERROR_RING) {
-        ring_start = (ring_start + 1) % PBX_ERROR_RING;
-        ring_count--;
-        dropped++;
+    if (state->ring_count == PBX_ERROR_RING) {
+        state->ring_start = (state->ring_start + 1) % PBX_ERROR_RING;
+        state->ring_count--;
+        state->dropped++;
     }
-    ring[(ring_start + ring_count) % PBX_ERROR_RING] = record;
-    ring_count++;
+    state->ring[(state->ring_start + state->ring_count) % PBX_ERROR_RING] = record;
+    state->ring_count++;
     return 0;
 }
 
 static int note_io_error(Display *display) {
-    (void)display;
-    connection_lost = 1;
+    state_of(display)->lost = 1;
     return 0;
 }
 
 static void io_error_exit(Display *display, void *user_data) {
-    (void)display;
     (void)user_data;
     // Returning (instead of exit) leaves the Display marked dead; the event loop sees
-    // pbx_connection_lost() and shuts down in order.
-    connection_lost = 1;
+    // pbx_connection_lost() and drops that display (or shuts down in order).
+    state_of(display)->lost = 1;
 }
 
-void pbx_install_handlers(Display *display) {
+int pbx_install_handlers(Display *display) {
+    pbx_connection_state *state = state_of(NULL);
+    if (state == &overflow) return 0;
+    memset(state, 0, sizeof *state);
+    state->display = display;
     XSetErrorHandler(record_error);
     XSetIOErrorHandler(note_io_error);
     XSetIOErrorExitHandler(display, io_error_exit, NULL);
+    return 1;
 }
 
-int pbx_take_errors(pbx_error_record *out, int capacity) {
+void pbx_forget(Display *display) {
+    pbx_connection_state *state = state_of(display);
+    if (state != &overflow) memset(state, 0, sizeof *state);
+}
+
+int pbx_take_errors(Display *display, pbx_error_record *out, int capacity) {
+    pbx_connection_state *state = state_of(display);
     int n = 0;
-    while (n < capacity && ring_count > 0) {
-        out[n++] = ring[ring_start];
-        ring_start = (ring_start + 1) % PBX_ERROR_RING;
-        ring_count--;
+    while (n < capacity && state->ring_count > 0) {
+        out[n++] = state->ring[state->ring_start];
+        state->ring_start = (state->ring_start + 1) % PBX_ERROR_RING;
+        state->ring_count--;
     }
     return n;
 }
 
-unsigned long pbx_dropped_error_count(void) { return dropped; }
-int pbx_connection_lost(void) { return connection_lost; }
+unsigned long pbx_dropped_error_count(Display *display) { return state_of(display)->dropped; }
+int pbx_connection_lost(Display *display) { return state_of(display)->lost; }
 
 int pbx_connection_number(Display *display) { return ConnectionNumber(display); }
 Window pbx_default_root_window(Display *display) { return DefaultRootWindow(display); }

@@ -50,6 +50,14 @@ public enum ControlRequest: Hashable, Sendable {
     /// answer. Answer: `items` with one item of one representation, the type that answered; `notFound`
     /// when the daemon does not own the pasteboard on that display or offers none of `types`.
     case read(pasteboard: String, types: [String], display: String)
+    /// The X displays the daemon serves as one pasteboard. Answer: `status`, one pair per display in the order
+    /// they were added: its name, and `connected`, `connecting` or `disconnected`.
+    case displays
+    /// Serve another X display too (a name as in `$DISPLAY`). Answer: `ok` once it is listed (connected or
+    /// still connecting); `badRequest` for a name already listed or not a display name.
+    case addDisplay(name: String)
+    /// Stop serving a display (not the first one). Answer: `ok`; `notFound` when it is not listed.
+    case removeDisplay(name: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -73,6 +81,9 @@ public enum ControlRequest: Hashable, Sendable {
         case items = 0x0012
         case read = 0x0013
         case setExpiringItems = 0x0014
+        case displays = 0x0020
+        case addDisplay = 0x0021
+        case removeDisplay = 0x0022
     }
 
     public var kind: Kind {
@@ -97,6 +108,9 @@ public enum ControlRequest: Hashable, Sendable {
         case .watch: return .watch
         case .items: return .items
         case .read: return .read
+        case .displays: return .displays
+        case .addDisplay: return .addDisplay
+        case .removeDisplay: return .removeDisplay
         }
     }
 
@@ -135,8 +149,10 @@ public enum ControlRequest: Hashable, Sendable {
             items.encode(into: &writer.wire)
         case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard):
             writer.string(pasteboard)
-        case .status, .pasteboards, .historyClear, .pause, .resume:
+        case .status, .pasteboards, .historyClear, .pause, .resume, .displays:
             break
+        case .addDisplay(let name), .removeDisplay(let name):
+            writer.string(name)
         case .createPasteboard(let name, let persistent):
             writer.string(name)
             writer.bool(persistent)
@@ -251,6 +267,11 @@ public enum ControlRequest: Hashable, Sendable {
                             types: try fields.typeNames("read.types"),
                             display: try fields.string("read.display", maximum: ControlLimits.maximumStringLength))
         case .status: request = .status
+        case .displays: request = .displays
+        case .addDisplay:
+            request = .addDisplay(name: try fields.displayName("addDisplay.name"))
+        case .removeDisplay:
+            request = .removeDisplay(name: try fields.displayName("removeDisplay.name"))
         case .pasteboards: request = .pasteboards
         case .historyClear: request = .historyClear
         case .pause: request = .pause
@@ -341,6 +362,13 @@ extension WireReader {
         let type = try string(field(), maximum: PasteboardLimits.maximumTypeNameLength, forbidNUL: true)
         guard !type.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
         return type
+    }
+
+    /// An X display name: 1…255 bytes of UTF-8 without NUL.
+    mutating func displayName(_ field: @autoclosure () -> String) throws -> String {
+        let name = try string(field(), maximum: 255, forbidNUL: true)
+        guard !name.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
+        return name
     }
 
     /// A list of type names.

@@ -340,6 +340,16 @@ final class ClipboardManager {
         }
     }
 
+    /// Gives CLIPBOARD_MANAGER up (the display is no longer served), if the daemon holds it.
+    func releaseManagerSelection() {
+        guard let time = state.managerAcquiredAt else { return }
+        state.managerAcquiredAt = nil
+        if x.selectionOwner(x.atoms.clipboardManager) == service.ownerWindow {
+            x.setSelectionOwner(x.atoms.clipboardManager, owner: .none, time: time)
+        }
+        x.flush()
+    }
+
     /// Another client took a selection the daemon held that is not a pasteboard.
     func lostSelection(_ selection: Atom) {
         if selection == x.atoms.clipboardManager, state.managerAcquiredAt != nil {

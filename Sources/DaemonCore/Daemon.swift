@@ -25,13 +25,22 @@ public final class Daemon {
     public init(options: DaemonOptions, environment: [String: String], configuration: DaemonConfiguration = DaemonConfiguration()) {
         self.options = options
         self.environment = environment
+        var configuration = configuration
+        if options.sharePrimary { configuration.sharePrimary = true }
         self.configuration = configuration
         log = Logger(environment: environment, verbose: options.verbose)
         notifier = SystemdNotifier(environment: environment)
     }
 
-    /// The display served, as named.
-    private var display: String { options.display ?? environment["DISPLAY"] ?? "" }
+    /// The displays to serve, as named: those given with `--display`, else the configuration's `displays`, else
+    /// `$DISPLAY`.
+    private var displays: [String] {
+        if !options.displays.isEmpty { return options.displays }
+        if !configuration.displays.isEmpty { return configuration.displays }
+        return [environment["DISPLAY"] ?? ""]
+    }
+    /// The first display served: the one the daemon cannot run without.
+    private var display: String { displays[0] }
 
     /// Runs until SIGTERM/SIGINT (status 0) or until the X connection is lost or start-up fails
     /// (non-zero, so that systemd restarts it). A start-up that fails says why to the clients waiting at a
@@ -76,6 +85,10 @@ public final class Daemon {
             return refuseToStart(StartFailure("\(error)"), passed: passed)
         }
         engine.start()
+        engine.connect = { name in Daemon.open(name) }
+        for name in displays.dropFirst() where !engine.serveDisplay(name) {
+            log.warning("\(name) is given twice: served once")
+        }
         let listener: UnixListener
         switch controlListener(directories, passed: passed) {
         case .success(let adopted): listener = adopted
@@ -95,8 +108,9 @@ public final class Daemon {
             return (server.clients.count, server.clients.values.filter { $0.watched != nil }.count)
         }
         x.flush()
-        log.info("serving CLIPBOARD and PRIMARY on \(display.isEmpty ? "the default display" : display), control socket \(listener.path)")
-        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(display)")
+        let served = displays.count == 1 ? (display.isEmpty ? "the default display" : display) : displays.joined(separator: ", ")
+        log.info("serving CLIPBOARD and PRIMARY on \(served), control socket \(listener.path)")
+        try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(served)")
         watchdogDue = notifier.watchdogInterval.map { clock.now() + $0 / 2 }
 
         let status = loop()
@@ -163,8 +177,8 @@ public final class Daemon {
     /// a passed socket meanwhile why it is not served yet (`waiting`). With no display named at all there is
     /// nothing to wait for: that is a failure at once.
     private func connectWithBackOff(telling waiting: StartFailureNotice) -> DisplayOutcome {
-        let name = options.display ?? environment["DISPLAY"]
-        guard let name, !name.isEmpty else { return .failed(.displayNotSet) }
+        let name = display
+        guard !name.isEmpty else { return .failed(.displayNotSet) }
         var delay: Duration = .milliseconds(250)
         var attempts = 0
         while true {
@@ -193,20 +207,33 @@ public final class Daemon {
     /// The most X events handled before the loop looks at its other descriptors again.
     static let eventsPerTurn = 64
 
+    /// Opens another display to serve: an X server with XFixes, or why not.
+    static func open(_ name: String) -> Result<any XDisplay, StartFailure> {
+        guard let connection = try? XConnection(displayName: name) else {
+            return .failure(StartFailure("cannot open X display \(name): \(DisplayFailure.diagnose(name))"))
+        }
+        guard connection.xfixesEventBase != nil else {
+            return .failure(StartFailure("the X server at \(name) lacks the XFixes extension, which pasteboardd needs to watch owners"))
+        }
+        return .success(connection)
+    }
+
     private func loop() -> Int32 {
-        let xDescriptor = FileDescriptor(rawValue: x.fileDescriptor)
         while !stopping {
-            // Xlib may already hold events read during round trips. At most a batch per turn, so that a
-            // flood of X requests (100 busy requestors) cannot starve the control socket and signals.
-            var handled = 0
-            while handled < Self.eventsPerTurn, x.pendingEvents() > 0 {
-                engine.handle(x.nextEvent())
-                handled += 1
+            // Xlib may already hold events read during round trips. At most a batch per turn and display, so
+            // that a flood of X requests (100 busy requestors) cannot starve the control socket and signals.
+            let sides = engine.sides
+            for (index, side) in sides.enumerated() {
+                var handled = 0
+                while handled < Self.eventsPerTurn, side.x.pendingEvents() > 0 {
+                    engine.handle(side.x.nextEvent(), onDisplay: index)
+                    handled += 1
+                }
+                engine.handle(errors: side.x.takeErrors(), onDisplay: index)
             }
-            engine.handle(errors: x.takeErrors())
             serveWaitingRequests()
-            x.flush()
-            if x.isConnectionLost {
+            for side in engine.sides { side.x.flush() }
+            if engine.dropLostDisplays() {
                 log.error("lost the connection to the X server")
                 return 1
             }
@@ -221,11 +248,12 @@ public final class Daemon {
             // XPending also sends what timers queued (a takeover). With X events still waiting, or clients
             // answered with requests waiting behind the answer, look at the sockets without blocking and
             // come back to them at once.
-            let xBusy = x.pendingEvents() > 0 || server.hasAnsweredClients
+            let displayPolls = engine.sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
+            let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || server.hasAnsweredClients
 
             let clientPolls = server.pollRequests(now: clock.now())
-            let requests = [PollRequest(xDescriptor, .readable), PollRequest(signals.fileDescriptor, .readable),
-                            PollRequest(engine.conversionsDescriptor, .readable)] + clientPolls.map(\.0)
+            let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable)]
+            let requests = fixed + displayPolls + clientPolls.map(\.0)
             let ready: [PollEvents]
             do {
                 ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
@@ -233,10 +261,11 @@ public final class Daemon {
                 log.error("poll failed: \(error)")
                 return 1
             }
-            if !ready[1].isEmpty { handleSignals() }
-            if !ready[2].isEmpty { engine.conversionsFinished() }
-            for (index, (_, client)) in clientPolls.enumerated() where !ready[index + 3].isEmpty {
-                let events = ready[index + 3]
+            if !ready[0].isEmpty { handleSignals() }
+            if !ready[1].isEmpty { engine.conversionsFinished() }
+            let clientsStart = fixed.count + displayPolls.count
+            for (index, (_, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
+                let events = ready[index + clientsStart]
                 guard let client else { server.acceptPending(now: clock.now()); continue }
                 if events.contains(.writable) { server.flush(client) }
                 if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
@@ -280,7 +309,10 @@ public final class Daemon {
     /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.
     private func reloadConfiguration() {
         do {
-            let reloaded = try DaemonConfiguration.load(environment: environment)
+            var reloaded = try DaemonConfiguration.load(environment: environment)
+            if options.sharePrimary { reloaded.sharePrimary = true }
+            // The displays are those of the start; `pb displays add/remove` changes them at run time.
+            reloaded.displays = configuration.displays
             configuration = reloaded
             engine.reconfigure(reloaded)
             log.info("reloaded the configuration")

@@ -119,12 +119,105 @@ public final class DaemonEngine {
         return side
     }
 
-    /// Stops serving a display (not the first): releases what the daemon owns there.
+    /// Stops serving a display (not the first): releases what the daemon owns there (unless its server is
+    /// gone). What it was the origin of and kept stays pasteable on the others.
     func removeDisplay(_ side: XDisplayEndpoint) {
         guard let index = sides.firstIndex(where: { $0 === side }), index > 0 else { return }
+        for name in bridge.current.keys.sorted(by: { $0.rawValue < $1.rawValue }) where bridge.current[name]?.origin == side.id {
+            if let kept = side.keptContent(of: name) { bridge.keep(name, content: kept) }
+        }
         bridge.detach(side.id)
-        side.service.releaseAll()
+        if !side.x.isConnectionLost {
+            side.service.releaseAll()
+            side.manager.releaseManagerSelection()
+        }
         sides.remove(at: index)
+    }
+
+    // MARK: - The displays asked for
+
+    /// How a display the daemon was asked to serve stands, for `pb displays`.
+    public enum DisplayState: String, Sendable {
+        case connected, connecting, disconnected
+    }
+
+    private struct DisplayEntry {
+        var name: String
+        var state: DisplayState
+        var retryAt: MonotonicInstant?
+        var delay: Duration = DaemonEngine.firstRetryDelay
+        var attempts = 0
+    }
+
+    static let firstRetryDelay: Duration = .milliseconds(250)
+    static let longestRetryDelay: Duration = .seconds(10)
+
+    /// The displays asked for, in order; the first is `sides[0]`'s.
+    private var entries: [DisplayEntry] = []
+    /// Opens another display by name for `pb displays add`, `--display` given again and retries after a loss
+    /// (set by the loop; tests give fake servers): nil when it cannot be opened now, and why.
+    public var connect: ((String) -> Result<any XDisplay, StartFailure>)?
+
+    /// The displays asked for and how each stands, in order.
+    public var displayStates: [(name: String, state: DisplayState)] {
+        (entries.isEmpty ? [DisplayEntry(name: display, state: .connected)] : entries).map { ($0.name, $0.state) }
+    }
+
+    /// Serves `name` too: connected at once when it can be opened, else retried with backoff (0.25 s doubling
+    /// to 10 s) while it stays listed. False when it is listed already.
+    @discardableResult
+    public func serveDisplay(_ name: String) -> Bool {
+        if entries.isEmpty { entries = [DisplayEntry(name: display, state: .connected)] }
+        guard !entries.contains(where: { DisplayName.sameServer($0.name, name) }) else { return false }
+        entries.append(DisplayEntry(name: name, state: .connecting))
+        attempt(entries.count - 1, now: clock.now())
+        return true
+    }
+
+    /// Stops serving `name` and forgets it; false when it is not listed or is the first display.
+    @discardableResult
+    public func forgetDisplay(_ name: String) -> Bool {
+        guard let index = entries.firstIndex(where: { DisplayName.sameServer($0.name, name) }), index > 0 else { return false }
+        if let side = sides.first(where: { DisplayName.sameServer($0.name, entries[index].name) }) { removeDisplay(side) }
+        entries.remove(at: index)
+        return true
+    }
+
+    private func attempt(_ index: Int, now: MonotonicInstant) {
+        var entry = entries[index]
+        entry.attempts += 1
+        entry.retryAt = nil
+        switch connect?(entry.name) ?? .failure(StartFailure("no way to open displays")) {
+        case .success(let x):
+            addDisplay(entry.name, x: x)
+            log.info("serving X display \(entry.name) too" + (entry.attempts > 1 ? " (after \(entry.attempts) attempts)" : ""))
+            entry.state = .connected
+            entry.attempts = 0
+            entry.delay = Self.firstRetryDelay
+        case .failure(let failure):
+            if entry.attempts == 1 || entry.attempts % 10 == 0 {
+                log.warning("cannot open X display \(entry.name) (attempt \(entry.attempts)): \(failure.reason); retrying")
+            }
+            entry.retryAt = now + entry.delay
+            entry.delay = min(entry.delay * 2, Self.longestRetryDelay)
+        }
+        entries[index] = entry
+    }
+
+    /// Drops the displays (not the first) whose X server went away, keeping what they were the origin of
+    /// and kept; each is retried with backoff and listed `disconnected` meanwhile. True when the first
+    /// display's connection is lost (the daemon exits: its service manager restarts it).
+    public func dropLostDisplays() -> Bool {
+        for side in sides.dropFirst() where side.x.isConnectionLost {
+            log.warning("lost the connection to X display \(side.name); the other displays are still served, and it is retried")
+            removeDisplay(side)
+            if let index = entries.firstIndex(where: { $0.name == side.name }) {
+                entries[index].state = .disconnected
+                entries[index].retryAt = clock.now() + Self.firstRetryDelay
+                entries[index].delay = Self.firstRetryDelay * 2
+            }
+        }
+        return sides[0].x.isConnectionLost
     }
 
     /// A clean stop: releases the selections, saves the exact counts, finishes the disk writes.
@@ -152,12 +245,13 @@ public final class DaemonEngine {
     }
 
     public var nextDeadline: MonotonicInstant? {
-        (sides.compactMap(\.nextDeadline) + [bridge.nextDeadline].compactMap { $0 }).min()
+        (sides.compactMap(\.nextDeadline) + ([bridge.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
     }
 
     public func expire(now: MonotonicInstant) {
         bridge.expire(now: now)
         for side in sides { side.expire(now: now) }
+        for index in entries.indices where entries[index].retryAt.map({ $0 <= now }) == true { attempt(index, now: now) }
     }
 
     /// SIGHUP's new configuration.
@@ -194,7 +288,27 @@ public final class DaemonEngine {
         case .historyClear: historyClear(client)
         case .pause: setPaused(true, client)
         case .resume: setPaused(false, client)
+        case .displays: client.send(.status(pairs: displayStates.map { StatusPair($0.name, $0.state.rawValue) }))
+        case .addDisplay(let name): addDisplay(name, client)
+        case .removeDisplay(let name): removeDisplay(name, client)
         }
+    }
+
+    private func addDisplay(_ name: String, _ client: Client) {
+        guard DisplayName(name) != nil else {
+            return client.send(.error(code: .badRequest, message: "'\(name)' is not an X display name (as in $DISPLAY: :1, host:0.0)"))
+        }
+        guard serveDisplay(name) else { return client.send(.error(code: .badRequest, message: "\(name) is served already")) }
+        client.send(.ok)
+    }
+
+    private func removeDisplay(_ name: String, _ client: Client) {
+        if let first = displayStates.first, DisplayName.sameServer(first.name, name) {
+            return client.send(.error(code: .badRequest, message: "\(name) is the first display pasteboardd serves; it cannot be removed (stop pasteboardd instead)"))
+        }
+        guard forgetDisplay(name) else { return client.send(.error(code: .notFound, message: "\(name) is not served")) }
+        log.info("no longer serving X display \(name)")
+        client.send(.ok)
     }
 
     private func hello(version: UInt8, _ client: Client) {
@@ -252,11 +366,11 @@ public final class DaemonEngine {
 
     private func read(_ raw: String, types: [String], display: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard DisplayName.sameServer(display, self.display) else {
+        guard let side = sides.first(where: { DisplayName.sameServer(display, $0.name) }) else {
             client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
             return
         }
-        service.server.read(name, types: types) { outcome in
+        side.service.server.read(name, types: types) { outcome in
             switch outcome {
             case .value(let type, let bytes):
                 if let item = try? PasteboardItem([Representation(type: PasteboardType(type), data: bytes)]) {

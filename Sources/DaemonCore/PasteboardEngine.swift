@@ -143,6 +143,16 @@ final class PasteboardEngine {
         for (key, fetch) in fetches where fetch.requester == id { fetches[key] = nil }
     }
 
+    /// Gives the current offer of `name` its bytes (its origin is going away, and had kept them): every
+    /// other side serves them from now on, the origin no longer asked.
+    func keep(_ name: PasteboardName, content: PasteboardContent) {
+        guard var offer = current[name], offer.content == nil else { return }
+        offer.content = content
+        current[name] = offer
+        let count = counts[name] ?? 0
+        for other in others(than: offer.origin) { other.serve(offer, count: count) }
+    }
+
     // MARK: - Changes
 
     /// `endpoint`'s side changed `name` at `count` (the count that side reached with it).

@@ -216,6 +216,14 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         service.clear(pasteboard, silent: true) { _ in }
     }
 
+    /// What this display holds of its own current offer of `name` with its bytes: kept by the manager, or
+    /// served by the daemon here (for the others to keep serving once this display is gone).
+    func keptContent(of name: PasteboardName) -> PasteboardContent? {
+        guard let current = offered[name] else { return nil }
+        if let kept = manager.keptContent(of: name, count: current.count) { return kept }
+        return mirrors[name] == nil ? service.content(of: name) : nil
+    }
+
     // MARK: - Fetching for other endpoints
 
     func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void) {

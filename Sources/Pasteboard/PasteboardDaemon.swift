@@ -55,6 +55,23 @@ public final class PasteboardDaemon {
         }
     }
 
+    /// The X displays the daemon serves as one pasteboard, in order, with how each stands: `connected`,
+    /// `connecting` (not reached yet, retried) or `disconnected` (its server went away, retried).
+    public func displays() throws(PasteboardError) -> [(name: String, state: String)] {
+        guard case .status(let pairs) = try send(.displays) else { throw .refused("unexpected answer to displays") }
+        return pairs.map { ($0.key, $0.value) }
+    }
+
+    /// Serves another X display too, while the daemon runs.
+    public func addDisplay(_ name: String) throws(PasteboardError) {
+        _ = try send(.addDisplay(name: name))
+    }
+
+    /// Stops serving an X display (not the first).
+    public func removeDisplay(_ name: String) throws(PasteboardError) {
+        _ = try send(.removeDisplay(name: name))
+    }
+
     /// Starts serving a named pasteboard (kept across restarts with `persistent`); returns its count.
     @discardableResult
     public func createPasteboard(_ name: PasteboardName, persistent: Bool) throws(PasteboardError) -> UInt64 {

@@ -43,8 +43,11 @@ public final class XConnection: XDisplay {
             // XDisplayName: the name XOpenDisplay tried ($DISPLAY when none was given), "" if none.
             throw .cannotOpenDisplay(XDisplayName(displayName).map { String(cString: $0) } ?? "")
         }
+        guard pbx_install_handlers(display) != 0 else {
+            XCloseDisplay(display)
+            throw .cannotOpenDisplay((displayName ?? "") + " (too many X connections open)")
+        }
         self.display = display
-        pbx_install_handlers(display)
         root = WindowID(UInt32(truncatingIfNeeded: pbx_default_root_window(display)))
         fileDescriptor = pbx_connection_number(display)
         var eventBase: Int32 = 0
@@ -55,6 +58,7 @@ public final class XConnection: XDisplay {
     }
 
     deinit {
+        pbx_forget(display)
         XCloseDisplay(display)
     }
 
@@ -72,7 +76,7 @@ public final class XConnection: XDisplay {
     public var nextRequestSerial: UInt64 { UInt64(pbx_next_request(display)) }
 
     /// True once the connection to the server is gone; every later call is a no-op.
-    public var isConnectionLost: Bool { pbx_connection_lost() != 0 }
+    public var isConnectionLost: Bool { pbx_connection_lost(display) != 0 }
 
     /// Sends buffered requests. The corresponding Xlib function is XFlush.
     public func flush() { XFlush(display) }
@@ -90,7 +94,7 @@ public final class XConnection: XDisplay {
         var result: [XProtocolError] = []
         var buffer = [pbx_error_record](repeating: pbx_error_record(), count: 64)
         while true {
-            let n = Int(pbx_take_errors(&buffer, Int32(buffer.count)))
+            let n = Int(pbx_take_errors(display, &buffer, Int32(buffer.count)))
             for record in buffer[0..<n] {
                 result.append(XProtocolError(
                     serial: UInt64(record.serial), errorCode: record.error_code,

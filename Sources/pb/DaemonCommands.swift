@@ -55,6 +55,20 @@ extension Runner {
         }
     }
 
+    func displays(_ request: DisplaysRequest) -> ExitCode {
+        do {
+            switch request {
+            case .list:
+                for display in try daemon().displays() { Output.line("\(display.name)\t\(display.state)") }
+            case .add(let name): try daemon().addDisplay(name)
+            case .remove(let name): try daemon().removeDisplay(name)
+            }
+            return .success
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
     func pasteboards(_ request: PasteboardsRequest) -> ExitCode {
         do {
             switch request {

@@ -21,6 +21,7 @@ struct Runner {
         case .copy(let request): return copy(request)
         case .clear(let name): return clear(name)
         case .status: return daemonStatus()
+        case .displays(let request): return displays(request)
         case .pasteboards(let request): return pasteboards(request)
         case .watch(let request): return watch(request)
         case .history(let request): return history(request)

@@ -46,6 +46,9 @@ func sampleRequests() throws -> [ControlRequest] {
             .watch(pasteboards: []),
             .items(pasteboard: "general"),
             .read(pasteboard: "general", types: ["UTF8_STRING", "text/plain;charset=utf-8", "STRING"], display: ":0"),
+            .displays,
+            .addDisplay(name: ":1"),
+            .removeDisplay(name: "localhost:10.0"),
         ]
     }
 

@@ -18,19 +18,24 @@ typedef struct {
 } pbx_error_record;
 
 /// Installs an error handler that records errors (Xlib's default prints and exits) and an IO-error
-/// exit handler that marks the connection lost and returns (Xlib's default calls exit(1)).
+/// exit handler that marks the connection lost and returns (Xlib's default calls exit(1)), with a record of
+/// its own for `display` (at most 64 connections open at once). Returns 0 when the table is full: the
+/// connection must not be used.
 /// Why C: Xlib calls these through C function pointers with C varargs-free signatures.
-void pbx_install_handlers(Display *display);
+int pbx_install_handlers(Display *display);
 
-/// Moves up to `capacity` recorded errors into `out`, oldest first, and returns how many.
+/// Forgets `display`'s record (before XCloseDisplay).
+void pbx_forget(Display *display);
+
+/// Moves up to `capacity` errors recorded on `display` into `out`, oldest first, and returns how many.
 /// Errors beyond the ring's capacity (1024) are counted in `pbx_dropped_error_count`.
-int pbx_take_errors(pbx_error_record *out, int capacity);
+int pbx_take_errors(Display *display, pbx_error_record *out, int capacity);
 
-/// How many errors the ring overwrote since start.
-unsigned long pbx_dropped_error_count(void);
+/// How many of `display`'s errors the ring overwrote since it was opened.
+unsigned long pbx_dropped_error_count(Display *display);
 
-/// Non-zero once the connection to the X server is lost (IO error). Xlib calls are no-ops after that.
-int pbx_connection_lost(void);
+/// Non-zero once the connection to `display`'s X server is lost (IO error). Xlib calls are no-ops after that.
+int pbx_connection_lost(Display *display);
 
 /// Why C: ConnectionNumber, DefaultRootWindow, NextRequest and LastKnownRequestProcessed are macros.
 int pbx_connection_number(Display *display);

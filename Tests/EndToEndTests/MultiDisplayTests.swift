@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SystemSupport
+import TestSupport
+import XCTest
+
+/// One pasteboard across real X servers: pasteboardd serves the suite's Xvfb (A) and a second one (B), given
+/// with `--display` twice; a third (C) joins with `pb displays add`. Real peers on each side: xclip copies on
+/// one and reads on the other — text, HTML, a JPEG read as PNG and judged by pixels, 5 MB through INCR —, an
+/// owner that exits, a display whose server dies.
+final class MultiDisplayTests: DesktopTestCase {
+    override class var startsDaemon: Bool { false }
+    nonisolated(unsafe) static var second: Xvfb?
+
+    var a: String { desktop.xvfb.display }
+    var b: String { Self.second!.display }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if Self.second == nil { Self.second = try Xvfb() }
+        if desktop.daemon?.isRunning != true {
+            try desktop.startDaemon(arguments: ["--display", a, "--display", b], logging: true)
+        }
+    }
+
+    override class func tearDown() {
+        super.tearDown()
+        second?.stop()
+        second = nil
+    }
+
+    /// A runner whose programs talk to `display`.
+    func on(_ display: String) -> Runner {
+        var environment = desktop.environment
+        environment["DISPLAY"] = display
+        return Runner(environment: environment)
+    }
+
+    /// What xclip on `display` reads of CLIPBOARD's `target` (status 0 asserted by the caller's comparison).
+    func xclipOut(on display: String, _ target: String = "UTF8_STRING") throws -> RunResult {
+        try on(display).run("xclip", ["-o", "-selection", "clipboard", "-t", target])
+    }
+
+    /// Starts xclip owning CLIPBOARD on `display` with `input` as `target`, and waits until the daemon counted it.
+    func xclipOwner(on display: String, _ input: [UInt8], target: String = "UTF8_STRING") throws -> Process {
+        let before = try count()
+        let process = try on(display).start("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", target], stdin: input)
+        try waitUntil(10, "xclip owns CLIPBOARD on \(display)") { try count() != before }
+        return process
+    }
+
+    func testAnXclipCopyOnOneDisplayPastesOnTheOtherAndBack() throws {
+        let start = try count()
+        let owner = try xclipOwner(on: a, Array("copied on A".utf8))
+        defer { stop(owner) }
+        try waitUntil(5, "B serves A's copy") { try xclipOut(on: b).text == "copied on A" }
+        XCTAssertEqual(try count(), start + 1, "one copy, one change")
+        let onB = try on(b).run(desktop.pb, ["count"]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(onB, String(start + 1), "pb on B talks to the same daemon, one count")
+        let targets = try xclipOut(on: b, "TARGETS").text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(targets.contains("STRING") && targets.contains("com.apple.flat-rtfd"), "the derived types too: \(targets)")
+        XCTAssertTrue(try xclipOut(on: b, "text/html").text.contains("copied on A"), "HTML made on B from A's text, asked by name")
+
+        let back = try xclipOwner(on: b, Array("copied on B".utf8))
+        defer { stop(back) }
+        try waitUntil(5, "A serves B's copy") { try xclipOut(on: a).text == "copied on B" }
+        XCTAssertEqual(try count(), start + 2)
+        XCTAssertFalse(desktop.daemonLog.contains("copied on"), "never logs content")
+    }
+
+    func testHTMLCopiedOnBPastesAsRTFOnAAndAJPEGAsAPNGJudgedByPixels() throws {
+        let html = try xclipOwner(on: b, Array("<p><b>bold</b> words</p>".utf8), target: "text/html")
+        try waitUntil(5, "A serves B's HTML") { try xclipOut(on: a, "text/html").text.contains("<b>bold</b>") }
+        let rtf = try xclipOut(on: a, "text/rtf").text
+        XCTAssertTrue(rtf.hasPrefix("{\\rtf1") && rtf.contains("bold"), rtf)
+        stop(html)
+
+        let jpeg = desktop.home + "/multi.jpeg"
+        let made = try run("/usr/bin/python3", [peer("images.py"), "make", "jpeg", jpeg])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let picture = try xclipOwner(on: b, Array(try Data(contentsOf: URL(fileURLWithPath: jpeg))), target: "image/jpeg")
+        defer { stop(picture) }
+        var png: [UInt8] = []
+        try waitUntil(5, "A serves B's picture") {
+            png = try xclipOut(on: a, "image/png").stdout
+            return png.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        }
+        let path = desktop.home + "/multi-fetched.png"
+        try Data(png).write(to: URL(fileURLWithPath: path))
+        let verdict = try run("/usr/bin/python3", [peer("images.py"), "compare", jpeg, path])
+        XCTAssertEqual(verdict.status, 0, verdict.stderr)
+        let judged = try JSONSerialization.jsonObject(with: Data(verdict.stdout)) as? [String: Any] ?? [:]
+        XCTAssertEqual(judged["format"] as? String, "PNG")
+        XCTAssertEqual(judged["max"] as? Int, 0, "the PNG made on A is the JPEG's pixels exactly: \(judged)")
+    }
+
+    func testFiveMegabytesCrossThroughINCRBothWays() throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let owner = try xclipOwner(on: a, bytes, target: "application/octet-stream")
+        try waitUntil(5, "B lists A's type") { try xclipOut(on: b, "TARGETS").text.contains("application/octet-stream") }
+        XCTAssertEqual(try xclipOut(on: b, "application/octet-stream").stdout, bytes, "5 MB from A's live owner to B")
+        stop(owner)
+        let back = try xclipOwner(on: b, bytes.reversed(), target: "application/octet-stream")
+        defer { stop(back) }
+        try waitUntil(5, "A lists B's type") { try xclipOut(on: a, "TARGETS").text.contains("application/octet-stream") }
+        XCTAssertEqual(try xclipOut(on: a, "application/octet-stream").stdout, bytes.reversed())
+    }
+
+    func testACopyOutlivesItsOwnerOnEveryDisplay() throws {
+        let owner = try xclipOwner(on: a, Array("left on A".utf8))
+        try waitUntil(5, "B serves A's copy") { try xclipOut(on: b).text == "left on A" }
+        let count = try self.count()
+        stop(owner)
+        try waitUntil(5, "A's manager took over") { try xclipOut(on: a).text == "left on A" }
+        XCTAssertEqual(try xclipOut(on: b).text, "left on A")
+        XCTAssertEqual(try self.count(), count, "an owner exiting is no change when the daemon keeps its copy")
+    }
+
+    func testPbCopyIsOfferedOnEveryDisplayAndPrimaryStaysPerDisplay() throws {
+        try pb("copy", "from pb")
+        XCTAssertEqual(try xclipOut(on: b).text, "from pb")
+        let primary = try on(a).start("xclip", ["-quiet", "-i", "-selection", "primary"], stdin: Array("selected on A".utf8))
+        defer { stop(primary) }
+        try waitUntil(5, "xclip owns PRIMARY on A") { try on(a).run("xclip", ["-o", "-selection", "primary"]).text == "selected on A" }
+        XCTAssertNotEqual(try on(b).run("xclip", ["-o", "-selection", "primary"]).text, "selected on A",
+                          "PRIMARY is per display unless --share-primary")
+    }
+
+    func testDisplaysAreListedAddedRemovedAndALostOneIsDroppedWhileTheOthersAreServed() throws {
+        XCTAssertEqual(try pb("displays").text, "\(a)\tconnected\n\(b)\tconnected\n")
+        let c = try Xvfb()
+        defer { c.stop() }
+        try pb("displays", "add", c.display)
+        XCTAssertEqual(try pb("displays").text, "\(a)\tconnected\n\(b)\tconnected\n\(c.display)\tconnected\n")
+        let again = try desktop.runner.run(desktop.pb, ["displays", "add", c.display])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("served already"), again.stderr)
+        let owner = try xclipOwner(on: c.display, Array("copied on C".utf8))
+        try waitUntil(5, "A serves C's copy") { try xclipOut(on: a).text == "copied on C" }
+        stop(owner)
+        try waitUntil(5, "C's manager took over") { try xclipOut(on: c.display).text == "copied on C" }
+
+        // C's server dies: C is listed disconnected (and retried); what it kept still pastes on A and B.
+        c.stop()
+        try waitUntil(10, "C is listed disconnected") { try pb("displays").text.contains("\(c.display)\tdisconnected") }
+        XCTAssertEqual(try xclipOut(on: a).text, "copied on C")
+        XCTAssertEqual(try xclipOut(on: b).text, "copied on C")
+        try pb("copy", "after C died")
+        XCTAssertEqual(try xclipOut(on: b).text, "after C died")
+        try pb("displays", "remove", c.display)
+        XCTAssertEqual(try pb("displays").text, "\(a)\tconnected\n\(b)\tconnected\n")
+        let first = try desktop.runner.run(desktop.pb, ["displays", "remove", a])
+        XCTAssertEqual(first.status, 1, "the first display stays")
+        XCTAssertTrue(desktop.daemon?.isRunning == true)
+    }
+}
