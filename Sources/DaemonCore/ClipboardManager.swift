@@ -130,6 +130,7 @@ final class ClipboardManager {
     /// Restores the last CLIPBOARD content if nobody owns the clipboard, and becomes the clipboard
     /// manager unless another one is running.
     func start() {
+        markDaemonWindow()
         if restoresKeptContent { restore() }
         let managerSelection = x.atoms.clipboardManager
         if x.selectionOwner(managerSelection).isNone {
@@ -146,6 +147,11 @@ final class ClipboardManager {
                                          data: [Int(time.rawValue), Int(managerSelection.rawValue), Int(self.service.ownerWindow.rawValue), 0, 0])
                 self.log.info("acting as clipboard manager (CLIPBOARD_MANAGER)")
             }
+        } else if let pid = Self.daemonPID(of: x.selectionOwner(managerSelection), x) {
+            // Two daemons on one display would both take over each vanished owner and answer each other's
+            // takeover as a new copy: the one that manages the display does that alone.
+            state.anotherDaemonManages = true
+            log.info("another pasteboardd (pid \(pid)) manages \(displayName): bridging its copies, leaving takeovers to it")
         } else {
             log.info("another clipboard manager owns CLIPBOARD_MANAGER; pasteboardd will not take it")
         }
@@ -339,6 +345,26 @@ final class ClipboardManager {
             writer.submit(.writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
         }
     }
+
+    /// The property on a daemon's window that says it is pasteboardd's (CARDINAL/32: its process id).
+    static let daemonProperty = "_PASTEBOARD_DAEMON"
+
+    /// Marks the daemon's window as pasteboardd's, so another pasteboardd on the display knows it.
+    func markDaemonWindow() {
+        x.changeProperty(service.ownerWindow, x.intern(Self.daemonProperty),
+                         PropertyValue(type: x.atoms.cardinal, longs: [UInt32(truncatingIfNeeded: ProcessIdentity.processID)]))
+    }
+
+    /// The process id another pasteboardd put on `window`, if `window` is one's.
+    static func daemonPID(of window: WindowID, _ x: any XDisplay) -> UInt32? {
+        guard !window.isNone else { return nil }
+        let read = x.getProperty(window, x.intern(daemonProperty), delete: false, maximumBytes: 8)
+        guard let value = read.value, value.type == x.atoms.cardinal, let first = value.atoms.first else { return nil }
+        return first.rawValue
+    }
+
+    /// The display's name, for the log (set by its endpoint).
+    var displayName = "this display"
 
     /// Gives CLIPBOARD_MANAGER up (the display is no longer served), if the daemon holds it.
     func releaseManagerSelection() {

@@ -51,6 +51,9 @@ struct ManagerState {
     var managerAcquiredAt: Timestamp?
     /// While paused nothing is read, recorded or taken over.
     var paused = false
+    /// Another pasteboardd is this display's clipboard manager (two daemons serve overlapping sets of
+    /// displays): it takes over the copies whose owners go away; this one only reads and bridges them.
+    var anotherDaemonManages = false
 
     func phase(of name: PasteboardName) -> Phase? { phases[name] }
 
@@ -109,7 +112,9 @@ struct ManagerState {
     /// the time it had taken the selection at (XFixes' selection timestamp).
     mutating func ownerVanished(_ name: PasteboardName, currentCount: UInt64?, ownerTime: Timestamp, now: MonotonicInstant,
                                 readInProgress: Bool) -> AfterOwnerVanished {
-        guard name == .general, !paused, let phase = phases[name], phase.count == currentCount else { return .notManaged }
+        guard name == .general, !paused, !anotherDaemonManages, let phase = phases[name], phase.count == currentCount else {
+            return .notManaged
+        }
         switch phase {
         case .read(let count, let content):
             phases[name] = .takeoverDue(count: count, content: content, due: now, ownerTime: ownerTime)

@@ -60,6 +60,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory, sharing: first?.manager)
         service.manager = manager
+        manager.displayName = name
         let timeout = Duration.milliseconds(configuration.ownerTimeoutMs)
         probe = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
         fetcher = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)

@@ -154,4 +154,50 @@ final class MultiDisplayTests: DesktopTestCase {
         XCTAssertEqual(first.status, 1, "the first display stays")
         XCTAssertTrue(desktop.daemon?.isRunning == true)
     }
+
+    /// Two daemons on overlapping displays (the first serves A and B, a second one B and C, as a user running
+    /// their own pasteboardd in a nested session would): copies cross A → B → C and back through B, with no
+    /// loop — the counts settle — and the second leaves takeovers on B to the first, which manages it.
+    func testTwoDaemonsOnOverlappingDisplaysBridgeWithoutALoop() throws {
+        let c = try Xvfb()
+        defer { c.stop() }
+        let home = desktop.home + "/second"
+        for sub in ["runtime", "state", "config"] {
+            try FileManager.default.createDirectory(atPath: home + "/" + sub, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        var environment = desktop.environment
+        environment["XDG_RUNTIME_DIR"] = home + "/runtime"
+        environment["XDG_STATE_HOME"] = home + "/state"
+        environment["XDG_CONFIG_HOME"] = home + "/config"
+        environment["DISPLAY"] = b
+        let notify = try NotifySocket(directory: home)
+        defer { notify.close() }
+        environment["NOTIFY_SOCKET"] = notify.path
+        let logPath = home + "/pasteboardd.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let second = try Runner(environment: environment).start(desktop.pasteboardd, ["--display", b, "--display", c.display],
+                                                                 stderrPath: logPath)
+        defer { if second.isRunning { kill(second.processIdentifier, SIGTERM) }; second.waitUntilExit() }
+        try notify.waitForReady(second, name: "the second pasteboardd", seconds: 20)
+        environment["NOTIFY_SOCKET"] = nil
+        let secondPB = Runner(environment: environment)
+        func secondCount() throws -> String { try secondPB.run(desktop.pb, ["count"]).text }
+
+        let owner = try xclipOwner(on: a, Array("from A to C".utf8))
+        try waitUntil(5, "C serves A's copy through B") { try xclipOut(on: c.display).text == "from A to C" }
+        stop(owner)
+        let back = try on(c.display).start("xclip", ["-quiet", "-i", "-selection", "clipboard"], stdin: Array("from C to A".utf8))
+        defer { stop(back) }
+        try waitUntil(5, "A serves C's copy through B") { try xclipOut(on: a).text == "from C to A" }
+
+        // No ping-pong: once settled, neither daemon counts anything more.
+        let (first, other) = (try count(), try secondCount())
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try count(), first, "the first daemon's count settled")
+        XCTAssertEqual(try secondCount(), other, "the second daemon's count settled")
+        XCTAssertEqual(try xclipOut(on: b).text, "from C to A")
+        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        XCTAssertTrue(log.contains("another pasteboardd (pid \(desktop.daemon!.processIdentifier)) manages \(b)"), log)
+    }
 }
