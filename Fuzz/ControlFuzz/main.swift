@@ -76,7 +76,7 @@ func check(_ request: ControlRequest) {
         checkItems(items)
     case .clear(let name), .changeCount(let name), .items(let name), .createPasteboard(let name, _), .removePasteboard(let name):
         checkName(name, "pasteboard")
-    case .addDisplay(let name), .removeDisplay(let name):
+    case .addDisplay(let name), .removeDisplay(let name), .onDisplay(let name):
         checkName(name, "display")
     case .watch(let names):
         invariant(names.count <= ControlLimits.maximumListCount, "\(names.count) watched names")
@@ -392,6 +392,7 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .displays: request = .displays
         case .addDisplay: request = .addDisplay(name: name())
         case .removeDisplay: request = .removeDisplay(name: name())
+        case .onDisplay: request = .onDisplay(name: name())
         case .read:
             let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in typeName() })
             let display = input.freeText()

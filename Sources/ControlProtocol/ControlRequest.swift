@@ -58,6 +58,9 @@ public enum ControlRequest: Hashable, Sendable {
     case addDisplay(name: String)
     /// Stop serving a display (not the first one). Answer: `ok`; `notFound` when it is not listed.
     case removeDisplay(name: String)
+    /// The X display the client is on (its `$DISPLAY`), sent after `hello`: this connection's requests for a
+    /// pasteboard that is per display (PRIMARY, unless shared) act on that display's. Answer: `ok`.
+    case onDisplay(name: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -84,6 +87,7 @@ public enum ControlRequest: Hashable, Sendable {
         case displays = 0x0020
         case addDisplay = 0x0021
         case removeDisplay = 0x0022
+        case onDisplay = 0x0023
     }
 
     public var kind: Kind {
@@ -111,6 +115,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .displays: return .displays
         case .addDisplay: return .addDisplay
         case .removeDisplay: return .removeDisplay
+        case .onDisplay: return .onDisplay
         }
     }
 
@@ -151,7 +156,7 @@ public enum ControlRequest: Hashable, Sendable {
             writer.string(pasteboard)
         case .status, .pasteboards, .historyClear, .pause, .resume, .displays:
             break
-        case .addDisplay(let name), .removeDisplay(let name):
+        case .addDisplay(let name), .removeDisplay(let name), .onDisplay(let name):
             writer.string(name)
         case .createPasteboard(let name, let persistent):
             writer.string(name)
@@ -272,6 +277,8 @@ public enum ControlRequest: Hashable, Sendable {
             request = .addDisplay(name: try fields.displayName("addDisplay.name"))
         case .removeDisplay:
             request = .removeDisplay(name: try fields.displayName("removeDisplay.name"))
+        case .onDisplay:
+            request = .onDisplay(name: try fields.displayName("onDisplay.name"))
         case .pasteboards: request = .pasteboards
         case .historyClear: request = .historyClear
         case .pause: request = .pause

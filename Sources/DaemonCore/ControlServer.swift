@@ -34,6 +34,8 @@ final class ControlServer {
         /// Set while a partial frame is buffered.
         var partialSince: MonotonicInstant?
         var watched: Set<String>? = nil
+        /// The X display the client said it is on (`onDisplay`), for per-display pasteboards.
+        var display: String?
 
         init(id: ClientID, fd: FileDescriptor, maximumFrameLength: Int) {
             self.id = id

@@ -303,7 +303,9 @@ public final class Daemon {
     private func context(_ id: ClientID) -> DaemonEngine.Client {
         DaemonEngine.Client(id: id, send: { [server] in server?.send($0, to: id) },
                             setWatched: { [server] in server?.clients[id]?.watched = $0 },
-                            closeAfterAnswer: { [server] in server?.closeAfterAnswer(id) })
+                            closeAfterAnswer: { [server] in server?.closeAfterAnswer(id) },
+                            display: server.clients[id]?.display,
+                            setDisplay: { [server] in server?.clients[id]?.display = $0 })
     }
 
     /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.

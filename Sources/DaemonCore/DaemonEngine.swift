@@ -17,13 +17,19 @@ public final class DaemonEngine {
         public var setWatched: (Set<String>?) -> Void
         /// Closes the connection once the answer is written.
         public var closeAfterAnswer: () -> Void
+        /// The X display the client said it is on (`onDisplay`), if it did.
+        public var display: String?
+        /// Remembers the display for the connection's later requests.
+        public var setDisplay: (String) -> Void
 
         public init(id: UInt64, send: @escaping (ControlResponse) -> Void, setWatched: @escaping (Set<String>?) -> Void = { _ in },
-                    closeAfterAnswer: @escaping () -> Void = {}) {
+                    closeAfterAnswer: @escaping () -> Void = {}, display: String? = nil, setDisplay: @escaping (String) -> Void = { _ in }) {
             self.id = id
             self.send = send
             self.setWatched = setWatched
             self.closeAfterAnswer = closeAfterAnswer
+            self.display = display
+            self.setDisplay = setDisplay
         }
     }
 
@@ -291,7 +297,18 @@ public final class DaemonEngine {
         case .displays: client.send(.status(pairs: displayStates.map { StatusPair($0.name, $0.state.rawValue) }))
         case .addDisplay(let name): addDisplay(name, client)
         case .removeDisplay(let name): removeDisplay(name, client)
+        case .onDisplay(let name):
+            client.setDisplay(name)
+            client.send(.ok)
         }
+    }
+
+    /// The display whose `name` a request of `client` acts on: the first display's for a pasteboard that is
+    /// one across them (the engine serves it on the others), else the client's own when it is served.
+    private func side(for name: PasteboardName, _ client: Client) -> XDisplayEndpoint {
+        guard !bridge.isShared(name), let display = client.display,
+              let own = sides.first(where: { DisplayName.sameServer(display, $0.name) }) else { return sides[0] }
+        return own
     }
 
     private func addDisplay(_ name: String, _ client: Client) {
@@ -334,6 +351,7 @@ public final class DaemonEngine {
         // secrets, nspasteboard.org's transient marker for content that expires.
         if content.isSensitive { mark(&content, PasteboardType(SnapshotPolicy.passwordManagerHint), Array("secret".utf8)) }
         if content.isTransient { mark(&content, PasteboardType(SnapshotPolicy.transientMarker), []) }
+        let service = side(for: name, client).service
         if appending, let current = service.content(of: name) {
             var joined = current
             joined.items += content.items
@@ -357,7 +375,7 @@ public final class DaemonEngine {
 
     private func items(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard let content = service.content(of: name) else {
+        guard let content = side(for: name, client).service.content(of: name) else {
             client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
             return
         }
@@ -427,7 +445,7 @@ public final class DaemonEngine {
             return
         }
         let count = service.count(of: name) ?? 0
-        service.unwatch(name)
+        for side in sides { side.service.unwatch(name) }
         manager.forget(name)
         persistentNames.remove(name)
         savePersistentNames()
@@ -437,14 +455,14 @@ public final class DaemonEngine {
 
     private func clear(_ raw: String, _ client: Client) {
         guard let name = watchedName(raw, client) else { return }
-        service.clear(name) { client.send(Self.response($0, name)) }
+        side(for: name, client).service.clear(name) { client.send(Self.response($0, name)) }
     }
 
     /// A pasteboard's count; one not watched has the count it was left at (0 if never seen): looking it up
     /// does not start watching it.
     private func changeCount(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        let count = service.count(of: name) ?? service.boards.retiredCounts[name] ?? 0
+        let count = side(for: name, client).service.count(of: name) ?? service.boards.retiredCounts[name] ?? 0
         client.send(.changeCount(pasteboard: name.rawValue, count: count))
     }
 
@@ -544,6 +562,9 @@ public final class DaemonEngine {
                 return nil
             }
             service.boards.watch(name, persistedCount: persistedCounts[name] ?? 0)
+            // One pasteboard, one count: every display continues the first display's.
+            let count = service.count(of: name) ?? 0
+            for side in sides.dropFirst() { side.adopt(count: count, for: name) }
         }
         return name
     }

@@ -37,9 +37,12 @@ final class DaemonClient {
     private var greeted = false
     private let clock = SystemClock()
     let socketPath: String
+    /// The client's X display, told the daemon after hello (`onDisplay`): PRIMARY is per display.
+    private let display: String?
 
     /// Connects to the daemon of this user (`$XDG_RUNTIME_DIR/pasteboard/control.sock` or its fallback).
     init(environment: [String: String]) throws(DaemonClientError) {
+        display = environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         socketPath = XDGDirectories(environment: environment).controlSocket
         do { fd = try UnixSocket.connect(path: socketPath) } catch {
             throw .notRunning(socket: socketPath)
@@ -65,7 +68,9 @@ final class DaemonClient {
     private func write(_ request: ControlRequest) throws(DaemonClientError) {
         var segments = request.encodeSegments()
         if !greeted {
-            segments[0] = ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode() + segments[0]
+            var greeting = ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode()
+            if let display, display.utf8.count <= 255 { greeting += ControlRequest.onDisplay(name: display).encode() }
+            segments[0] = greeting + segments[0]
         }
         do {
             for segment in segments { try fd.writeAll(segment) }
@@ -80,6 +85,10 @@ final class DaemonClient {
     private func greet(deadline: MonotonicInstant) throws(DaemonClientError) {
         let answer = try receive(deadline: deadline)
         if let refusal = Self.refusal(inPlaceOfHello: answer) { throw refusal }
+        if let display, display.utf8.count <= 255 {
+            // `onDisplay`'s answer: ok (an error here is the daemon's to say; the request still follows).
+            if case .error(let code, let message) = try receive(deadline: deadline) { throw .daemon(code: code, message: message) }
+        }
         greeted = true
     }
 

@@ -49,6 +49,7 @@ func sampleRequests() throws -> [ControlRequest] {
             .displays,
             .addDisplay(name: ":1"),
             .removeDisplay(name: "localhost:10.0"),
+            .onDisplay(name: ":0"),
         ]
     }
 

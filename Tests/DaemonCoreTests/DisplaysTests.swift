@@ -146,4 +146,21 @@ final class DisplaysTests: XCTestCase {
         h.settle()
         XCTAssertNotNil(requestor.result, "refused, not left hanging")
     }
+
+    func testAPrimaryWriteGoesToTheDisplayTheClientIsOn() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        var answers: [ControlResponse] = []
+        let client = DaemonEngine.Client(id: 9, send: { answers.append($0) }, display: b.name)
+        let item = try PasteboardItem([(PasteboardType.utf8String, Array("selected on B".utf8))])
+        h.engine.handle(.setItems(pasteboard: "PRIMARY", items: [item], options: []), from: client)
+        h.settle()
+        guard case .changeCount? = answers.first else { return XCTFail("\(answers)") }
+        XCTAssertTrue(h.daemonOwns("PRIMARY", on: b))
+        XCTAssertFalse(h.daemonOwns("PRIMARY"), "PRIMARY is per display")
+        XCTAssertEqual(h.paste("UTF8_STRING", from: "PRIMARY", on: b).text, "selected on B")
+        h.engine.handle(.clear(pasteboard: "PRIMARY"), from: client)
+        h.settle()
+        XCTAssertFalse(h.daemonOwns("PRIMARY", on: b))
+    }
 }

@@ -125,6 +125,11 @@ final class MultiDisplayTests: DesktopTestCase {
         try waitUntil(5, "xclip owns PRIMARY on A") { try on(a).run("xclip", ["-o", "-selection", "primary"]).text == "selected on A" }
         XCTAssertNotEqual(try on(b).run("xclip", ["-o", "-selection", "primary"]).text, "selected on A",
                           "PRIMARY is per display unless --share-primary")
+        let copied = try on(b).run(desktop.pb, ["copy", "-p", "pb on B"])
+        XCTAssertEqual(copied.status, 0, copied.stderr)
+        XCTAssertEqual(try on(b).run("xclip", ["-o", "-selection", "primary"]).text, "pb on B", "pb's $DISPLAY says which PRIMARY")
+        XCTAssertEqual(try on(a).run("xclip", ["-o", "-selection", "primary"]).text, "selected on A")
+        XCTAssertEqual(try on(b).run(desktop.pb, ["paste", "-p"]).text, "pb on B")
     }
 
     func testDisplaysAreListedAddedRemovedAndALostOneIsDroppedWhileTheOthersAreServed() throws {
