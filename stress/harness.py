@@ -119,9 +119,10 @@ class Xvfb:
 class Daemon:
     """pasteboardd on `display` with private XDG directories; started() waits for READY=1."""
 
-    def __init__(self, ctx, display, home=None, extra_env=None):
+    def __init__(self, ctx, display, home=None, extra_env=None, args=()):
         self.ctx = ctx
         self.display = display
+        self.args = list(args)
         self.home = home or tempfile.mkdtemp(prefix="daemon-", dir=ctx.work)
         for sub in ("runtime", "state", "config"):
             os.makedirs(os.path.join(self.home, sub), mode=0o700, exist_ok=True)
@@ -153,7 +154,7 @@ class Daemon:
         notify.bind(notify_path)
         env = dict(self.env, NOTIFY_SOCKET=notify_path)
         log = open(self.log_path, "ab")
-        self.process = self.ctx.processes.start([self.ctx.bin("pasteboardd")], env=env, stdout=log, stderr=log)
+        self.process = self.ctx.processes.start([self.ctx.bin("pasteboardd")] + self.args, env=env, stdout=log, stderr=log)
         log.close()
         deadline = time.monotonic() + timeout
         try:
