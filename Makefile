@@ -36,7 +36,7 @@ RUN_PACKAGES := xvfb
 # gir1.2-gtk-3.0 brings; emacs-lucid would be 47.7 MB and 169 MB, with Xaw3d besides). The last line: the applications
 # RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
 # and install (docs/testing.md).
-TEST_PACKAGES := xvfb xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
+TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick

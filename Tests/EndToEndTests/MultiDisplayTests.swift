@@ -205,4 +205,20 @@ final class MultiDisplayTests: DesktopTestCase {
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         XCTAssertTrue(log.contains("another pasteboardd (pid \(desktop.daemon!.processIdentifier)) manages \(b)"), log)
     }
+
+    /// Xephyr nested in the first display, as users run one for window-manager work, joined at run time.
+    func testAXephyrNestedInTheSessionJoinsAndSharesThePasteboard() throws {
+        _ = try requireTool("Xephyr", package: "xserver-xephyr")
+        let nested = try Xvfb.nestedXephyr(on: a)
+        defer { nested.stop() }
+        try pb("displays", "add", nested.display)
+        try waitUntil(5, "Xephyr is served") { try pb("displays").text.contains("\(nested.display)\tconnected") }
+        let owner = try xclipOwner(on: nested.display, Array("copied in Xephyr".utf8))
+        defer { stop(owner) }
+        try waitUntil(5, "A serves Xephyr's copy") { try xclipOut(on: a).text == "copied in Xephyr" }
+        XCTAssertEqual(try xclipOut(on: b).text, "copied in Xephyr")
+        try pb("copy", "pasted in Xephyr")
+        XCTAssertEqual(try xclipOut(on: nested.display).text, "pasted in Xephyr")
+        try pb("displays", "remove", nested.display)
+    }
 }

@@ -8,22 +8,32 @@ public struct FixtureError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A private X server for one test suite: `Xvfb -displayfd` picks a free display and tells us which;
-/// it listens on no TCP port and is stopped by its PID.
+/// A private X server for one test suite: `Xvfb -displayfd` (or a nested `Xephyr -displayfd`) picks a free
+/// display and tells us which; it listens on no TCP port and is stopped by its PID.
 public final class Xvfb: @unchecked Sendable {
     public let display: String
     public let process: Process
 
     /// Starts Xvfb and waits (at most 10 s) until it reports its display number.
-    public init(extraArguments: [String] = []) throws {
-        guard let executable = Tools.path(of: "Xvfb") else {
-            throw FixtureError("Xvfb is not installed (make test installs it: apt-get install xvfb)")
+    public convenience init(extraArguments: [String] = []) throws {
+        try self.init(server: "Xvfb", package: "xvfb", arguments: ["-screen", "0", "640x480x24"] + extraArguments)
+    }
+
+    /// Starts Xephyr — a nested X server, as users run one inside their session — in a window on `parent`.
+    public static func nestedXephyr(on parent: String) throws -> Xvfb {
+        try Xvfb(server: "Xephyr", package: "xserver-xephyr", arguments: ["-screen", "320x240"], environment: ["DISPLAY": parent])
+    }
+
+    private init(server: String, package: String, arguments: [String], environment: [String: String] = [:]) throws {
+        guard let executable = Tools.path(of: server) else {
+            throw FixtureError("\(server) is not installed (make test installs it: apt-get install \(package))")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        // -noreset: without it Xvfb resets whenever its last client leaves, dropping atoms and root
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        // -noreset: without it the server resets whenever its last client leaves, dropping atoms and root
         // properties and refusing some connections made meanwhile.
-        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "640x480x24"] + extraArguments
+        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-noreset"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
@@ -36,12 +46,12 @@ public final class Xvfb: @unchecked Sendable {
             let now = SystemClock().now()
             guard now < deadline else {
                 process.terminate()
-                throw FixtureError("Xvfb did not report a display within 10 s")
+                throw FixtureError("\(server) did not report a display within 10 s")
             }
             _ = try Poller.wait([PollRequest(fd, .readable)], timeoutMilliseconds: now.millisecondsUntil(deadline))
             var buffer = [UInt8](repeating: 0, count: 64)
             let n = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) }
-            if n == 0 { throw FixtureError("Xvfb exited before reporting a display") }
+            if n == 0 { throw FixtureError("\(server) exited before reporting a display") }
             received += buffer[0..<n]
         }
         let number = String(decoding: received, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
