@@ -221,4 +221,46 @@ final class MultiDisplayTests: DesktopTestCase {
         XCTAssertEqual(try xclipOut(on: nested.display).text, "pasted in Xephyr")
         try pb("displays", "remove", nested.display)
     }
+
+    /// Toolkit owners and readers on both sides: a GTK copy on B read by Qt, GTK and Tk on A, and a paste on B
+    /// while A's owner hangs is refused within the fetch deadline, never holding B's readers.
+    func testToolkitsOnEitherSideAndAnOwnerThatHangs() throws {
+        let (gtkOwner, ready) = try { () throws -> (Process, LineReader) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [peer("toolkits.py"), "gtk-own", "CLIPBOARD", "GTK on B"]
+            var environment = desktop.environment
+            environment["DISPLAY"] = b
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            return (process, LineReader(output.fileHandleForReading))
+        }()
+        defer { stop(gtkOwner) }
+        XCTAssertEqual(try ready.line(timeout: 30), "ready")
+        for toolkit in ["qt", "gtk", "tk"] {
+            var read: [String: Any] = [:]
+            try waitUntil(10, "\(toolkit) on A reads B's GTK copy") {
+                let result = try on(a).run("/usr/bin/python3", [peer("toolkits.py"), toolkit], timeout: 60)
+                read = (try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]) ?? [:]
+                return read["text"] as? String == "GTK on B"
+            }
+        }
+        stop(gtkOwner)
+
+        // An owner on A that answers TARGETS and never the data: B's reader is refused in time (the fetch deadline, 3 s), not hung.
+        let file = desktop.home + "/hang.txt"
+        try Data("never sent".utf8).write(to: URL(fileURLWithPath: file))
+        let silent = try on(a).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD", "--mode", "hang", "application/x-hangs=" + file])
+        defer { stop(silent) }
+        try waitUntil(10, "B lists the hanging owner's copy") { try xclipOut(on: b, "TARGETS").text.contains("application/x-hangs") }
+        let started = Date()
+        let refused = try on(b).run("xclip", ["-o", "-selection", "clipboard", "-t", "application/x-hangs"], timeout: 30)
+        XCTAssertNotEqual(refused.status, 0, "refused, not served garbage")
+        XCTAssertTrue(refused.stdout.isEmpty)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8, "within the fetch deadline, well inside the toolkits' patience")
+        try pb("copy", "after the silent owner")
+        try waitUntil(5, "B serves the next copy") { try xclipOut(on: b).text == "after the silent owner" }
+    }
 }

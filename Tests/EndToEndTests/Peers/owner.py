@@ -6,6 +6,7 @@ serves them (INCR for large data), prints "ready", and serves until SIGTERM (or 
 usage: owner.py SELECTION [--mode serve|silent] [--class WM_CLASS] [--then TARGET=FILE] TARGET=FILE...
   serve            answer requests (default)
   silent           own the selection and never answer anything
+  hang             answer TARGETS (and TIMESTAMP), never a target's data: an owner that hangs mid-paste
   endless          serve, but an INCR transfer never ends: the data is sent again and again
   hole             serve, but the second chunk of an INCR transfer has format 32
   liar             list every target in TARGETS, but answer each with the first target's type and bytes
@@ -124,7 +125,8 @@ while True:
     while d.pending_events():
         e = d.next_event()
         if e.type == X.SelectionRequest and mode != "silent":
-            answer(e)
+            if mode != "hang" or e.target in (d.intern_atom("TARGETS"), d.intern_atom("TIMESTAMP")):
+                answer(e)
         elif e.type == X.PropertyNotify and e.state == X.PropertyDelete and (e.window.id, e.atom) in incr:
             data, offset, kind, requestor = incr[(e.window.id, e.atom)]
             if mode == "endless" and offset >= len(data):
