@@ -112,6 +112,8 @@ public final class DaemonEngine {
     func addDisplay(_ name: String, x: any XDisplay) -> XDisplayEndpoint {
         let side = makeSide(name, x: x)
         sides.append(side)
+        if entries.isEmpty { entries = [DisplayEntry(name: display, state: .connected)] }
+        if !entries.contains(where: { $0.name == name }) { entries.append(DisplayEntry(name: name, state: .connected)) }
         for board in service.boards.all {
             side.service.boards.watch(board.name, persistedCount: board.counter.count)
             side.service.boards.adopt(board.counter.count, for: board.name)
@@ -479,6 +481,7 @@ public final class DaemonEngine {
                      StatusPair("snapshots", String(manager.snapshotsInProgress)),
                      StatusPair("writes", String(manager.writer.pendingCount)),
                      StatusPair("history", String(manager.history.entries.count))]
+        for (name, state) in displayStates where displayStates.count > 1 { pairs.append(StatusPair("display." + name, state.rawValue)) }
         for board in service.boards.all {
             pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
             pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))

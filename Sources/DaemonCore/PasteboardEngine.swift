@@ -103,6 +103,7 @@ final class PasteboardEngine {
 
     private struct Fetch {
         var requester: EndpointID
+        var origin: EndpointID
         var deadline: MonotonicInstant
         var completion: (FetchResult) -> Void
     }
@@ -131,7 +132,8 @@ final class PasteboardEngine {
     }
 
     /// Detaches an endpoint: its offers stay current while they have bytes at hand (kept content pastes
-    /// elsewhere); lazy ones are withdrawn from every other side, and its fetches in flight fail.
+    /// elsewhere); lazy ones are withdrawn from every other side; fetches from it fail at once, its own are
+    /// forgotten.
     func detach(_ id: EndpointID) {
         endpoints[id] = nil
         valves[id] = nil
@@ -140,7 +142,11 @@ final class PasteboardEngine {
             let count = counts[name] ?? 0
             for endpoint in others(than: id) { endpoint.withdraw(name, count: count) }
         }
-        for (key, fetch) in fetches where fetch.requester == id { fetches[key] = nil }
+        for (key, fetch) in fetches.sorted(by: { $0.key < $1.key }) where fetch.requester == id || fetch.origin == id {
+            fetches[key] = nil
+            // A reader waiting on the detached side's content is refused now, not at the deadline.
+            if fetch.origin == id { fetch.completion(.failed("the display that offered the content is no longer served")) }
+        }
     }
 
     /// Gives the current offer of `name` its bytes (its origin is going away, and had kept them): every
@@ -247,7 +253,7 @@ final class PasteboardEngine {
         }
         let key = nextFetch
         nextFetch += 1
-        fetches[key] = Fetch(requester: requester, deadline: clock.now() + fetchTimeout, completion: completion)
+        fetches[key] = Fetch(requester: requester, origin: origin, deadline: clock.now() + fetchTimeout, completion: completion)
         source.fetch(name, type: type, serial: serial) { [weak self] result in
             guard let self, let fetch = self.fetches.removeValue(forKey: key) else { return }   // timed out already
             fetch.completion(result)

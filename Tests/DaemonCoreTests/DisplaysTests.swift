@@ -163,4 +163,27 @@ final class DisplaysTests: XCTestCase {
         h.settle()
         XCTAssertFalse(h.daemonOwns("PRIMARY", on: b))
     }
+
+    func testSensitiveContentCrossesDisplaysButIsNeverRecorded() throws {
+        let h = try Harness(keepState: true)
+        let b = h.addDisplay()
+        try h.copy([(.utf8String, "hunter2")], options: [.sensitive])
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "hunter2", "the same user's other display")
+        XCTAssertTrue(h.engine.manager.history.entries.isEmpty)
+        let secret = h.owner(on: b, [("UTF8_STRING", Array("from a password manager".utf8)), ("x-kde-passwordManagerHint", Array("secret".utf8))])
+        secret.own()
+        h.settle()
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "from a password manager")
+        XCTAssertTrue(h.engine.manager.history.entries.isEmpty, "marked secret by its owner: in no history")
+    }
+
+    func testStatusListsTheDisplays() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        guard case .status(let pairs)? = h.send(.status).first else { return XCTFail() }
+        XCTAssertEqual(pairs.filter { $0.key.hasPrefix("display.") }.map { "\($0.key)=\($0.value)" },
+                       ["display.:99=connected", "display.\(b.name)=connected"])
+        guard case .status(let listed)? = h.send(.displays).first else { return XCTFail() }
+        XCTAssertEqual(listed.map(\.key), [":99", b.name])
+    }
 }

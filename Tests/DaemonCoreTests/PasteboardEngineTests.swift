@@ -161,7 +161,11 @@ final class PasteboardEngineTests: XCTestCase {
 
     func testADetachedOriginsLazyOfferIsWithdrawnAndItsFetchesFail() {
         engine.changed(.general, on: a.id, count: 1, .offered(offer(1, from: a)))
+        var inFlight: FetchResult?
+        engine.fetch(.general, type: .html, serial: 1, origin: a.id, for: b.id) { inFlight = $0 }
         engine.detach(a.id)
+        guard case .failed? = inFlight else { return XCTFail("a fetch in flight fails at once: \(String(describing: inFlight))") }
+        XCTAssertNil(engine.nextDeadline)
         XCTAssertNil(b.served[.general])
         var result: FetchResult?
         engine.fetch(.general, type: .html, serial: 1, origin: a.id, for: b.id) { result = $0 }

@@ -263,4 +263,32 @@ final class MultiDisplayTests: DesktopTestCase {
         try pb("copy", "after the silent owner")
         try waitUntil(5, "B serves the next copy") { try xclipOut(on: b).text == "after the silent owner" }
     }
+
+    /// A display's X server killed while its owner's data is crossing to another display: the reader there is
+    /// refused (never hung), the daemon drops the dead display and serves the others, and a display removed
+    /// while nothing is left of it goes quietly.
+    func testAnXServerKilledMidTransferCostsOnlyThatTransfer() throws {
+        let c = try Xvfb()
+        try pb("displays", "add", c.display)
+        let file = desktop.home + "/endless.bin"
+        try Data(repeating: 0x65, count: 1 << 20).write(to: URL(fileURLWithPath: file))
+        // An INCR transfer that never ends: the daemon is still reading it from C when C dies.
+        let owner = try on(c.display).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD", "--mode", "endless",
+                                                                 "application/x-endless=" + file])
+        defer { stop(owner) }
+        try waitUntil(10, "A lists C's copy") { try xclipOut(on: a, "TARGETS").text.contains("application/x-endless") }
+        let reader = try BackgroundRun("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", "application/x-endless"],
+                                       environment: on(a).environment)
+        // The reader on A waits for the daemon's fetch from C, which an endless INCR keeps going.
+        try waitUntil(10, "a fetch from C is under way") { reader.process.isRunning }
+        c.stop()
+        let finished = reader.finish(timeout: 20)
+        XCTAssertNotEqual(finished.status, 0, "refused once C is gone, not left waiting")
+        try waitUntil(10, "C is listed disconnected") { try pb("displays").text.contains("\(c.display)\tdisconnected") }
+        XCTAssertTrue(desktop.daemon?.isRunning == true)
+        try pb("copy", "after C died mid-transfer")
+        try waitUntil(5, "B serves the next copy") { try xclipOut(on: b).text == "after C died mid-transfer" }
+        XCTAssertEqual(try xclipOut(on: a).text, "after C died mid-transfer")
+        try pb("displays", "remove", c.display)
+    }
 }
