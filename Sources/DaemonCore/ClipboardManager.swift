@@ -74,6 +74,8 @@ final class ClipboardManager {
 
     /// Called when a snapshot read the owner's TARGETS: the pasteboard, the change, the targets' names.
     var onTargets: ((PasteboardName, UInt64, [String]) -> Void)?
+    /// Called with each representation a snapshot keeps, as soon as it is read: the pasteboard, the change.
+    var onKept: ((PasteboardName, UInt64, Representation) -> Void)?
     /// Called when kept content was restored at start and is served (at that count): other displays serve it too.
     var onRestored: ((PasteboardName, UInt64) -> Void)?
 
@@ -210,7 +212,8 @@ final class ClipboardManager {
     private func snapshot(_ name: PasteboardName, selection: Atom, count: UInt64, targets: [Atom]? = nil,
                           then: ((Snapshotter.Outcome) -> Void)? = nil) {
         snapshotter.start(Snapshotter.Request(selection: selection, name: name, targets: targets,
-                                              onTargets: { [weak self] in self?.onTargets?(name, count, $0) }) { [weak self] outcome in
+                                              onTargets: { [weak self] in self?.onTargets?(name, count, $0) },
+                                              onKept: { [weak self] in self?.onKept?(name, count, $0) }) { [weak self] outcome in
             self?.snapshotDone(name, count: count, outcome)
             then?(outcome)
             self?.onSnapshotEnded?(name)

@@ -41,6 +41,8 @@ final class Snapshotter {
         /// then the snapshot completes with no content.
         var targetsOnly = false
         var onTargets: (([String]) -> Void)? = nil
+        /// Each representation as soon as it is kept (a reader elsewhere may be waiting for it).
+        var onKept: ((Representation) -> Void)? = nil
         var completion: (Outcome) -> Void
     }
 
@@ -229,6 +231,7 @@ final class Snapshotter {
 
     /// The current target is kept: its group is done.
     private func kept(_ snapshot: Active, _ representation: Representation) {
+        snapshot.request.onKept?(representation)
         snapshot.fetched.append(representation)
         snapshot.total += representation.data.count
         snapshot.standIn = nil

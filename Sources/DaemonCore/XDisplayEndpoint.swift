@@ -70,6 +70,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         }
         manager.onSnapshotEnded = { [weak self] name in self?.snapshotEnded(name) }
         manager.onTargets = { [weak self] name, count, names in self?.targetsRead(name, count: count, names) }
+        manager.onKept = { [weak self] name, count, representation in self?.snapshotKept(name, count: count, representation) }
         manager.onRestored = { [weak self] name, count in self?.changed(name, count: count, .data) }
     }
 
@@ -237,13 +238,33 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             return completion(Self.data(content, type, pasteboard))
         }
         if manager.isReading(pasteboard) {
+            if let read = readSoFar[pasteboard], read.count == current.count, let data = read.data[type] {
+                return completion(.data(data))
+            }
             waitingForSnapshot[pasteboard, default: []].append(pending)
             return
         }
         readLive(pasteboard, pending)
     }
 
+    /// The manager's snapshot read `representation` of change `count`: the fetches waiting for that type are
+    /// answered now, not when the whole snapshot ends (a rich copy's other targets may take a while).
+    private func snapshotKept(_ pasteboard: PasteboardName, count: UInt64, _ representation: Representation) {
+        if readSoFar[pasteboard]?.count != count { readSoFar[pasteboard] = (count, [:]) }
+        readSoFar[pasteboard]?.data[representation.type] = representation.data
+        guard let current = offered[pasteboard], current.count == count, var waiting = waitingForSnapshot[pasteboard] else { return }
+        let answered = waiting.filter { $0.type == representation.type && $0.serial == current.serial }
+        guard !answered.isEmpty else { return }
+        waiting.removeAll { $0.type == representation.type && $0.serial == current.serial }
+        waitingForSnapshot[pasteboard] = waiting.isEmpty ? nil : waiting
+        for pending in answered { pending.completion(.data(representation.data)) }
+    }
+
+    /// What the manager's snapshot under way has read so far, per pasteboard (the arrays it keeps: no copy).
+    private var readSoFar: [PasteboardName: (count: UInt64, data: [PasteboardType: [UInt8]])] = [:]
+
     private func snapshotEnded(_ pasteboard: PasteboardName) {
+        readSoFar[pasteboard] = nil
         if let count = awaitingTargets[pasteboard] { targetsUnread(pasteboard, count: count) }
         guard let waiting = waitingForSnapshot.removeValue(forKey: pasteboard) else { return }
         for pending in waiting {

@@ -186,4 +186,19 @@ final class DisplaysTests: XCTestCase {
         guard case .status(let listed)? = h.send(.displays).first else { return XCTFail() }
         XCTAssertEqual(listed.map(\.key), [":99", b.name])
     }
+
+    /// A paste on B of a type the manager's snapshot on A has read already is answered at once, while the
+    /// snapshot still waits for another target of the copy.
+    func testAPasteElsewhereIsAnsweredAsSoonAsTheSnapshotReadItsType() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text), ("application/x-slow", Array("slow".utf8))])
+        owner.silentFor = ["application/x-slow"]
+        owner.own()
+        h.settle()
+        XCTAssertEqual(h.engine.manager.snapshotsInProgress, 1, "still waiting for the slow target")
+        let requested = owner.requested.count
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "copied on A")
+        XCTAssertEqual(owner.requested.count, requested, "answered from what the snapshot read, the owner not asked again")
+    }
 }

@@ -12,6 +12,8 @@ public final class FakeOwner {
     public var targets: [(name: String, value: [UInt8])]
     /// Requests are never answered (a hung owner).
     public var silent = false
+    /// Requests for these targets are never answered (an owner that hangs on one of them).
+    public var silentFor: Set<String> = []
     /// Every target is answered with this one target's bytes and type (xclip).
     public var answersEverythingWith: String?
     /// Replies given instead of a target's value: a property value of any type and format, or nil to refuse
@@ -70,7 +72,7 @@ public final class FakeOwner {
     private func answer(_ request: SelectionRequest) {
         let name = connection.name(of: request.target) ?? ""
         requested.append(name)
-        guard !silent else { return }
+        guard !silent, !silentFor.contains(name) else { return }
         let property = request.property.isNone ? request.target : request.property
         var reply: PropertyValue?
         if name == "TARGETS" {
