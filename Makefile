@@ -39,7 +39,7 @@ RUN_PACKAGES := xvfb
 TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno
-BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick
+BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick xpra
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
