@@ -291,4 +291,28 @@ final class MultiDisplayTests: DesktopTestCase {
         XCTAssertEqual(try xclipOut(on: a).text, "after C died mid-transfer")
         try pb("displays", "remove", c.display)
     }
+
+    /// A display removed with `pb displays remove` while its owner's data is crossing: the reader elsewhere is
+    /// refused at once, and the display's selections are left to their owners.
+    func testADisplayRemovedWhileATransferRunsRefusesThatTransferAtOnce() throws {
+        let c = try Xvfb()
+        defer { c.stop() }
+        try pb("displays", "add", c.display)
+        let file = desktop.home + "/endless-remove.bin"
+        try Data(repeating: 0x66, count: 1 << 20).write(to: URL(fileURLWithPath: file))
+        let owner = try on(c.display).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD", "--mode", "endless",
+                                                                 "application/x-endless=" + file])
+        defer { stop(owner) }
+        try waitUntil(10, "A lists C's copy") { try xclipOut(on: a, "TARGETS").text.contains("application/x-endless") }
+        let reader = try BackgroundRun("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", "application/x-endless"],
+                                       environment: on(a).environment)
+        try waitUntil(10, "a fetch from C is under way") { reader.process.isRunning }
+        let removed = Date()
+        try pb("displays", "remove", c.display)
+        let finished = reader.finish(timeout: 20)
+        XCTAssertNotEqual(finished.status, 0, "refused once C is no longer served")
+        XCTAssertLessThan(Date().timeIntervalSince(removed), 2.5, "at once, not at the fetch deadline")
+        XCTAssertEqual(try pb("displays").text, "\(a)\tconnected\n\(b)\tconnected\n")
+        XCTAssertTrue(owner.isRunning, "C's owner keeps its selection")
+    }
 }
