@@ -264,23 +264,28 @@ final class MultiDisplayTests: DesktopTestCase {
         try waitUntil(5, "B serves the next copy") { try xclipOut(on: b).text == "after the silent owner" }
     }
 
+    /// Joins `c`, makes an owner there whose INCR transfer never ends, and starts xclip reading it on A: the
+    /// daemon is then fetching from C for as long as C lives.
+    func endlessTransfer(from c: Xvfb) throws -> (owner: Process, reader: BackgroundRun) {
+        try pb("displays", "add", c.display)
+        let file = desktop.home + "/endless-\(c.display.dropFirst()).bin"
+        try Data(repeating: 0x65, count: 1 << 20).write(to: URL(fileURLWithPath: file))
+        let owner = try on(c.display).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD", "--mode", "endless",
+                                                                 "application/x-endless=" + file])
+        try waitUntil(10, "A lists C's copy") { try xclipOut(on: a, "TARGETS").text.contains("application/x-endless") }
+        let reader = try BackgroundRun("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", "application/x-endless"],
+                                       environment: on(a).environment)
+        try waitUntil(10, "a fetch from C is under way") { reader.process.isRunning }
+        return (owner, reader)
+    }
+
     /// A display's X server killed while its owner's data is crossing to another display: the reader there is
     /// refused (never hung), the daemon drops the dead display and serves the others, and a display removed
     /// while nothing is left of it goes quietly.
     func testAnXServerKilledMidTransferCostsOnlyThatTransfer() throws {
         let c = try Xvfb()
-        try pb("displays", "add", c.display)
-        let file = desktop.home + "/endless.bin"
-        try Data(repeating: 0x65, count: 1 << 20).write(to: URL(fileURLWithPath: file))
-        // An INCR transfer that never ends: the daemon is still reading it from C when C dies.
-        let owner = try on(c.display).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD", "--mode", "endless",
-                                                                 "application/x-endless=" + file])
+        let (owner, reader) = try endlessTransfer(from: c)
         defer { stop(owner) }
-        try waitUntil(10, "A lists C's copy") { try xclipOut(on: a, "TARGETS").text.contains("application/x-endless") }
-        let reader = try BackgroundRun("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", "application/x-endless"],
-                                       environment: on(a).environment)
-        // The reader on A waits for the daemon's fetch from C, which an endless INCR keeps going.
-        try waitUntil(10, "a fetch from C is under way") { reader.process.isRunning }
         c.stop()
         let finished = reader.finish(timeout: 20)
         XCTAssertNotEqual(finished.status, 0, "refused once C is gone, not left waiting")
@@ -297,16 +302,8 @@ final class MultiDisplayTests: DesktopTestCase {
     func testADisplayRemovedWhileATransferRunsRefusesThatTransferAtOnce() throws {
         let c = try Xvfb()
         defer { c.stop() }
-        try pb("displays", "add", c.display)
-        let file = desktop.home + "/endless-remove.bin"
-        try Data(repeating: 0x66, count: 1 << 20).write(to: URL(fileURLWithPath: file))
-        let owner = try on(c.display).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD", "--mode", "endless",
-                                                                 "application/x-endless=" + file])
+        let (owner, reader) = try endlessTransfer(from: c)
         defer { stop(owner) }
-        try waitUntil(10, "A lists C's copy") { try xclipOut(on: a, "TARGETS").text.contains("application/x-endless") }
-        let reader = try BackgroundRun("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", "application/x-endless"],
-                                       environment: on(a).environment)
-        try waitUntil(10, "a fetch from C is under way") { reader.process.isRunning }
         let removed = Date()
         try pb("displays", "remove", c.display)
         let finished = reader.finish(timeout: 20)
