@@ -74,7 +74,8 @@ func check(_ request: ControlRequest) {
     case .addItems(let pasteboard, let items):
         checkName(pasteboard, "pasteboard")
         checkItems(items)
-    case .clear(let name), .changeCount(let name), .items(let name), .createPasteboard(let name, _), .removePasteboard(let name):
+    case .clear(let name), .changeCount(let name), .items(let name), .targets(let name), .createPasteboard(let name, _),
+         .removePasteboard(let name):
         checkName(name, "pasteboard")
     case .watch(let names):
         invariant(names.count <= ControlLimits.maximumListCount, "\(names.count) watched names")
@@ -114,6 +115,9 @@ func check(_ response: ControlResponse) {
         types.forEach(checkType)
         checkText(state)
         if let image { checkType(image.type.rawValue) }
+    case .targets(let types):
+        invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) targets")
+        types.forEach(checkType)
     }
 }
 
@@ -375,6 +379,7 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .clear: request = .clear(pasteboard: name())
         case .changeCount: request = .changeCount(pasteboard: name())
         case .items: request = .items(pasteboard: name())
+        case .targets: request = .targets(pasteboard: name())
         case .status: request = .status
         case .pasteboards: request = .pasteboards
         case .createPasteboard: request = .createPasteboard(name: name(), persistent: input.bool())
@@ -458,6 +463,9 @@ func fuzzEncode(_ input: inout FuzzInput) {
                 : ImageSummary(type: PasteboardType(typeName()), width: Int(input.u32()), height: Int(input.u32()), byteCount: Int(input.u32()))
             response = .changed(pasteboard: pasteboard, count: count, types: types, state: state, image: image)
             expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text), image: image)
+        case .targets:
+            response = .targets((0..<Int(input.u8() % 5)).map { _ in typeName() })
+            expected = response
         }
         invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")
         roundTrip(response, expected: expected, namesValid: valid, kind: "response \(kind)",
@@ -494,6 +502,7 @@ func writeSeeds(to directory: String) throws {
         .historyClear, .pause, .resume, .watch(pasteboards: ["general", "primary"]), .watch(pasteboards: []),
         .items(pasteboard: "general"),
         .read(pasteboard: "general", types: ["image/png", "text/html", "text/plain;charset=utf-8"], display: ":0"),
+        .targets(pasteboard: "general"),
     ]
     let responses: [ControlResponse] = [
         .hello(version: 1, daemonPID: 4242, daemonVersion: "pasteboardd 1.0"),
@@ -506,6 +515,7 @@ func writeSeeds(to directory: String) throws {
                                types: ["text/plain;charset=utf-8", "text/html"], size: 18, preview: "héllo")]),
         .items([item, plain]), .items([]),
         .changed(pasteboard: "general", count: 18, types: ["UTF8_STRING"], state: "owned"),
+        .targets(["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/html"]),
     ]
     var seeds: [String: [UInt8]] = [:]
     func body(_ frame: [UInt8]) -> [UInt8] { Array(frame.dropFirst(4)) }

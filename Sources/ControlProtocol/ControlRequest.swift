@@ -50,6 +50,10 @@ public enum ControlRequest: Hashable, Sendable {
     /// answer. Answer: `items` with one item of one representation, the type that answered; `notFound`
     /// when the daemon does not own the pasteboard on that display or offers none of `types`.
     case read(pasteboard: String, types: [String], display: String)
+    /// The targets an X requestor asking for TARGETS of a pasteboard the daemon holds would get (what `pb types`
+    /// prints), for a client with no X display of its own (through the remote socket). Answer: `targets`;
+    /// `notFound` when the daemon does not hold the pasteboard.
+    case targets(pasteboard: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -73,6 +77,7 @@ public enum ControlRequest: Hashable, Sendable {
         case items = 0x0012
         case read = 0x0013
         case setExpiringItems = 0x0014
+        case targets = 0x0015
     }
 
     public var kind: Kind {
@@ -97,6 +102,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .watch: return .watch
         case .items: return .items
         case .read: return .read
+        case .targets: return .targets
         }
     }
 
@@ -133,7 +139,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .addItems(let pasteboard, let items):
             writer.string(pasteboard)
             items.encode(into: &writer.wire)
-        case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard):
+        case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard), .targets(let pasteboard):
             writer.string(pasteboard)
         case .status, .pasteboards, .historyClear, .pause, .resume:
             break
@@ -246,6 +252,8 @@ public enum ControlRequest: Hashable, Sendable {
             request = .changeCount(pasteboard: try fields.pasteboardName("changeCount.pasteboard"))
         case .items:
             request = .items(pasteboard: try fields.pasteboardName("items.pasteboard"))
+        case .targets:
+            request = .targets(pasteboard: try fields.pasteboardName("targets.pasteboard"))
         case .read:
             request = .read(pasteboard: try fields.pasteboardName("read.pasteboard"),
                             types: try fields.typeNames("read.types"),

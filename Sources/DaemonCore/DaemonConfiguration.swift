@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ControlProtocol
 import Images
 import PasteboardCore
 import SystemSupport
@@ -29,6 +30,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var enrichRichText = false
     public var ramOnly = false
     public var excludedWindowClasses: [String] = []
+    /// Whether pasteboardd listens on the remote socket (`remote.sock`, the one forwarded over SSH: docs/remote.md).
+    public var remoteSocket = true
+    /// The largest request a remote client may send (a copy's whole data), in bytes.
+    public var remoteMaxRequestBytes = ControlLimits.defaultMaximumFrameLength
+    /// Requests a second each remote client may send on average (bursts of twice that).
+    public var remoteRequestsPerSecond = 200
 
     public init() {}
 
@@ -100,6 +107,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
             case "syncPrimaryToClipboard": config.syncPrimaryToClipboard = try boolean()
             case "enrichRichText": config.enrichRichText = try boolean()
             case "ramOnly": config.ramOnly = try boolean()
+            case "remoteSocket": config.remoteSocket = try boolean()
+            case "remoteMaxRequestBytes": config.remoteMaxRequestBytes = try integer(1024...ControlLimits.defaultMaximumFrameLength)
+            case "remoteRequestsPerSecond": config.remoteRequestsPerSecond = try integer(1...100_000)
             case "excludedWindowClasses":
                 guard case .array(let elements) = value,
                       case let list = elements.compactMap({ element -> String? in

@@ -17,13 +17,17 @@ public final class DaemonEngine {
         public var setWatched: (Set<String>?) -> Void
         /// Closes the connection once the answer is written.
         public var closeAfterAnswer: () -> Void
+        /// A client of the remote socket: it has no display of its own, and withheld content is never served
+        /// to it (`RemoteAccess`).
+        public var isRemote: Bool
 
         public init(id: UInt64, send: @escaping (ControlResponse) -> Void, setWatched: @escaping (Set<String>?) -> Void = { _ in },
-                    closeAfterAnswer: @escaping () -> Void = {}) {
+                    closeAfterAnswer: @escaping () -> Void = {}, isRemote: Bool = false) {
             self.id = id
             self.send = send
             self.setWatched = setWatched
             self.closeAfterAnswer = closeAfterAnswer
+            self.isRemote = isRemote
         }
     }
 
@@ -40,6 +44,8 @@ public final class DaemonEngine {
     public var broadcast: ((ControlResponse, String) -> Void)?
     /// The clients connected and watching, for `status` (set by the loop).
     public var clientCounts: () -> (clients: Int, watchers: Int) = { (0, 0) }
+    /// Answers being written to clients' sockets (large pastes), counted in `status`'s transfers (set by the loop).
+    public var socketTransfers: () -> Int = { 0 }
 
     /// - Parameters:
     ///   - display: the display the daemon serves, for `read` requests naming one.
@@ -125,6 +131,7 @@ public final class DaemonEngine {
         case .addItems(let pasteboard, let items): write(pasteboard, items: items, options: [], expiresAfter: nil, appending: true, client)
         case .items(let pasteboard): items(pasteboard, client)
         case .read(let pasteboard, let types, let display): read(pasteboard, types: types, display: display, client)
+        case .targets(let pasteboard): targets(pasteboard, client)
         case .watch(let pasteboards): watch(pasteboards, client)
         case .pasteboards: listPasteboards(client)
         case .createPasteboard(let name, let persistent): createPasteboard(name, persistent: persistent, client)
@@ -192,15 +199,18 @@ public final class DaemonEngine {
             client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
             return
         }
+        if refusedRemotely(content, name, client) { return }
         client.send(.items(content.items))
     }
 
     private func read(_ raw: String, types: [String], display: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard DisplayName.sameServer(display, self.display) else {
+        // A remote client has no display of its own: it is answered from what the daemon holds.
+        guard client.isRemote || DisplayName.sameServer(display, self.display) else {
             client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
             return
         }
+        if let content = service.content(of: name), refusedRemotely(content, name, client) { return }
         service.server.read(name, types: types) { outcome in
             switch outcome {
             case .value(let type, let bytes):
@@ -216,6 +226,17 @@ public final class DaemonEngine {
             case .timedOut(let why): client.send(.error(code: .timedOut, message: why))
             }
         }
+    }
+
+    /// The TARGETS list of a pasteboard the daemon holds, as an X requestor would get it.
+    private func targets(_ raw: String, _ client: Client) {
+        guard let name = validName(raw, client) else { return }
+        guard let served = service.boards.board(named: name)?.served else {
+            client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
+            return
+        }
+        if refusedRemotely(served.content, name, client) { return }
+        client.send(.targets(service.executor.responder.targetsList(offered: served.listed).compactMap { x.name(of: $0) }))
     }
 
     private func watch(_ pasteboards: [String], _ client: Client) {
@@ -284,7 +305,7 @@ public final class DaemonEngine {
         var pairs = [StatusPair("version", PasteboardVersion.string),
                      StatusPair("display", display),
                      StatusPair("incr-chunk-bytes", String(service.chunkSize)),
-                     StatusPair("transfers", String(service.transfers.count)),
+                     StatusPair("transfers", String(service.transfers.count + socketTransfers())),
                      StatusPair("conversions", String(service.server.conversions.pendingCount)),
                      StatusPair("clients", String(clients)),
                      StatusPair("watchers", String(watchers)),
