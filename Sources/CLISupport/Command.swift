@@ -19,6 +19,8 @@ public enum Command: Equatable, Sendable {
     /// `pb pause` (true) and `pb resume` (false): stop and start recording.
     case pause(Bool)
     case convert(ConvertRequest)
+    /// `pb ssh [SSH-OPTIONS...] HOST [COMMAND...]`: ssh's arguments, as given.
+    case ssh([String])
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
     case version
