@@ -19,8 +19,10 @@ public enum ForwardedSocket {
     public static let socketVariable = "PASTEBOARD_SOCKET"
     static let prefix = "pasteboard-ssh-"
     static let suffix = ".sock"
-    /// The length of a session name: 128 random bits in hexadecimal.
+    /// The length of the session names `pb ssh` makes: 128 random bits in hexadecimal.
     public static let sessionLength = 32
+    /// The longest session name taken (a recipe's `%r`, a user name, is one too).
+    public static let maximumSessionLength = 64
 
     /// A session name made of `bits`, two 64-bit random numbers.
     public static func session(from bits: (UInt64, UInt64)) -> String {
@@ -31,9 +33,12 @@ public enum ForwardedSocket {
         return hex(bits.0) + hex(bits.1)
     }
 
-    /// Whether `text` is a session name: exactly `sessionLength` lowercase hexadecimal digits.
+    /// Whether `text` is a session name: 1 to `maximumSessionLength` ASCII letters, digits, `.`, `_` and `-`, not
+    /// starting with `.` — what `pb ssh` makes (hexadecimal) and what an ssh_config's `%r` gives (docs/remote.md).
     public static func isSession(_ text: String) -> Bool {
-        text.utf8.count == sessionLength && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        let bytes = text.utf8
+        return (1...maximumSessionLength).contains(bytes.count) && bytes.first != UInt8(ascii: ".")
+            && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2E, 0x5F, 0x2D].contains($0) }
     }
 
     /// The socket's path for `session`.
