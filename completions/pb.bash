@@ -48,7 +48,7 @@ _pb() {
     done
 
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "copy paste types count clear convert status history help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "copy paste types count clear convert status history ssh help --help --version" -- "$cur"))
         return
     fi
 
@@ -78,6 +78,14 @@ _pb() {
         count|clear) options="$selection -h --help" ;;
         convert) options="-f --from --to -o --output -i --info -h --help" ;;
         status) options="-h --help" ;;
+        ssh)
+            # ssh's own arguments: its completion when loaded, else host names.
+            if declare -F _ssh >/dev/null; then
+                words=("ssh" "${words[@]:i+1}"); cword=$((cword - i)); _ssh ssh "$cur" "$prev"
+            else
+                COMPREPLY=($(compgen -A hostname -- "$cur"))
+            fi
+            return ;;
         history)
             if (( cword == i + 1 )); then
                 COMPREPLY=($(compgen -W "list show copy pick delete clear" -- "$cur")); return
@@ -89,7 +97,7 @@ _pb() {
                 *) options="-h --help" ;;
             esac ;;
         help)
-            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status history help" -- "$cur"))
+            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status history ssh help" -- "$cur"))
             return ;;
         *) return ;;
     esac
