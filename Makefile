@@ -35,10 +35,12 @@ RUN_PACKAGES := xvfb
 # gui-get-selection EmacsTests drives (10 packages, 47.5 MB to fetch, 168 MB installed beside the GTK 3 that
 # gir1.2-gtk-3.0 brings; emacs-lucid would be 47.7 MB and 169 MB, with Xaw3d besides). The last line: the applications
 # RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
-# and install (docs/testing.md).
+# and install (docs/testing.md). The SSH line: the real OpenSSH client and server RemoteTests forward the pasteboard
+# through (sshd runs per connection, started by the tests in a network namespace of their own: iproute2's ip).
 TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
-	chromium firefox-esr libreoffice-writer python3-uno
+	chromium firefox-esr libreoffice-writer python3-uno \
+	openssh-client openssh-server iproute2
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick xpra
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

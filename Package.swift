@@ -127,8 +127,10 @@ let package = Package(
         .executableTarget(name: "SelectionFuzz", dependencies: ["PasteboardCore", "Selection", "XTypes", "FuzzSupport"], path: "Fuzz/SelectionFuzz"),
         /// libFuzzer harness for the image decoders (PNG, JPEG, GIF, BMP, TIFF, WebP by IMAGE_FUZZ_TARGET), through SystemImageCodec and BMPCodec.
         .executableTarget(name: "ImageFuzz", dependencies: ["ImageCodecs", "Images", "FuzzSupport"], path: "Fuzz/ImageFuzz"),
-        /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips.
-        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "PasteboardCore", "FuzzSupport"], path: "Fuzz/ControlFuzz"),
+        /// libFuzzer harness for the control protocol: chunked framing, request/response decoding, encode round trips,
+        /// and the remote socket's dispatcher (`RemoteAccess`).
+        .executableTarget(name: "ControlFuzz", dependencies: ["ControlProtocol", "DaemonCore", "PasteboardCore", "SystemSupport", "FuzzSupport"],
+                          path: "Fuzz/ControlFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,7 +48,7 @@ _pb() {
     done
 
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume ssh help --help --version" -- "$cur"))
         return
     fi
 
@@ -81,6 +81,14 @@ _pb() {
         displays)
             (( cword == i + 1 )) && COMPREPLY=($(compgen -W "list add remove" -- "$cur"))
             return ;;
+        ssh)
+            # ssh's own arguments: its completion when loaded, else host names.
+            if declare -F _ssh >/dev/null; then
+                words=("ssh" "${words[@]:i+1}"); cword=$((cword - i)); _ssh ssh "$cur" "$prev"
+            else
+                COMPREPLY=($(compgen -A hostname -- "$cur"))
+            fi
+            return ;;
         history)
             if (( cword == i + 1 )); then
                 COMPREPLY=($(compgen -W "list show copy pick delete clear" -- "$cur")); return
@@ -92,7 +100,7 @@ _pb() {
                 *) options="-h --help" ;;
             esac ;;
         help)
-            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume help" -- "$cur"))
+            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume ssh help" -- "$cur"))
             return ;;
         *) return ;;
     esac

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # fish completion for pb (pasteboard). pbcopy.fish and pbpaste.fish complete the macOS commands.
 
-set -l pb_commands copy paste types count clear convert status pasteboard displays watch history pause resume help
+set -l pb_commands copy paste types count clear convert status pasteboard displays watch history pause resume ssh help
 
 complete -c pb -f
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -s h -l help -d 'Show help'
@@ -16,7 +16,10 @@ complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a status -d 'S
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a displays -d 'List, add or remove the X displays that share the pasteboard'
 complete -c pb -n "__fish_seen_subcommand_from displays" -a 'list add remove'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a history -d 'List, show, copy back or pick past clipboard contents'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a ssh -d 'ssh to a host with this pasteboard forwarded there'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a help -d 'Show help for a command'
+# pb ssh takes ssh's arguments: the hosts ssh knows.
+complete -c pb -n "__fish_seen_subcommand_from ssh" -a "(__fish_complete_user_at_hosts)" -d 'host'
 
 complete -c pb -n "__fish_seen_subcommand_from help" -a "$pb_commands"
 complete -c pb -n "__fish_seen_subcommand_from $pb_commands; and not __fish_seen_subcommand_from help" -s h -l help -d 'Show help for this command'

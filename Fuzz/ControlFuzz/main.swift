@@ -2,13 +2,15 @@
 // libFuzzer entry point for the control protocol: FrameDecoder fed in arbitrary chunks, the request and
 // response decoders on arbitrary bodies, and encode → decode of messages built from the input. The first
 // input byte picks the scenario (see `fuzzOneInput`). Every scenario checks the documented contracts and
-// stops with `fatalError("invariant: …")` when one is broken. Built with -DFUZZING and -sanitize=fuzzer it
+// stops with `fatalError("invariant: …")` when one is broken. Scenario 3 is the remote socket's dispatcher. Built with -DFUZZING and -sanitize=fuzzer it
 // is a libFuzzer binary; built plainly it replays the files named on its command line, or writes the seed
 // corpus with `--write-seeds DIR`. See docs/fuzzing.md.
 import ControlProtocol
+import DaemonCore
 import PasteboardCore
 import Foundation
 import FuzzSupport
+import SystemSupport
 
 // MARK: - Reading choices from the input
 
@@ -74,7 +76,8 @@ func check(_ request: ControlRequest) {
     case .addItems(let pasteboard, let items):
         checkName(pasteboard, "pasteboard")
         checkItems(items)
-    case .clear(let name), .changeCount(let name), .items(let name), .createPasteboard(let name, _), .removePasteboard(let name):
+    case .clear(let name), .changeCount(let name), .items(let name), .targets(let name), .createPasteboard(let name, _),
+         .removePasteboard(let name):
         checkName(name, "pasteboard")
     case .addDisplay(let name), .removeDisplay(let name), .onDisplay(let name):
         checkName(name, "display")
@@ -116,6 +119,9 @@ func check(_ response: ControlResponse) {
         types.forEach(checkType)
         checkText(state)
         if let image { checkType(image.type.rawValue) }
+    case .targets(let types):
+        invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) targets")
+        types.forEach(checkType)
     }
 }
 
@@ -377,6 +383,7 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .clear: request = .clear(pasteboard: name())
         case .changeCount: request = .changeCount(pasteboard: name())
         case .items: request = .items(pasteboard: name())
+        case .targets: request = .targets(pasteboard: name())
         case .status: request = .status
         case .pasteboards: request = .pasteboards
         case .createPasteboard: request = .createPasteboard(name: name(), persistent: input.bool())
@@ -464,6 +471,9 @@ func fuzzEncode(_ input: inout FuzzInput) {
                 : ImageSummary(type: PasteboardType(typeName()), width: Int(input.u32()), height: Int(input.u32()), byteCount: Int(input.u32()))
             response = .changed(pasteboard: pasteboard, count: count, types: types, state: state, image: image)
             expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text), image: image)
+        case .targets:
+            response = .targets((0..<Int(input.u8() % 5)).map { _ in typeName() })
+            expected = response
         }
         invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")
         roundTrip(response, expected: expected, namesValid: valid, kind: "response \(kind)",
@@ -472,14 +482,90 @@ func fuzzEncode(_ input: inout FuzzInput) {
     }
 }
 
+// MARK: - Scenario 4: the remote socket's dispatcher
+
+/// What a remote client sends (docs/remote.md), as the remote socket's server takes it: the stream cut into
+/// chunks arriving over time, frames decoded, requests decoded, hello first, each one screened by
+/// `RemoteAccess` at a rate chosen from the input; the content a copy carries judged as the engine judges it.
+/// Nothing but the permitted kinds is ever let through, never more than the rate allows, every refusal is a
+/// well-formed answer, and content copied sensitive or local-only is always withheld and never described.
+func fuzzRemote(_ input: inout FuzzInput) {
+    let perSecond = 1 + Int(input.u8() % 32)
+    let access = RemoteAccess(requestsPerSecond: perSecond)
+    let start = MonotonicInstant(nanoseconds: 1_000_000_000)
+    var now = start
+    var rate = access.newRate(now: now)
+    var random = SplitMix64(state: UInt64(input.u32()))
+    var decoder = FrameDecoder(maximumFrameLength: [1 << 20, 4096, 64][Int(input.u8() % 3)])
+    let stream = Array(input.rest)
+    var position = 0
+    var greeted = false
+    var admitted = 0
+    stream: while position < stream.count {
+        let size = min(stream.count - position, 1 + Int(random.next() % 97))
+        decoder.append(stream[position..<position + size])
+        position += size
+        now += .milliseconds(Int64(random.next() % 200))
+        while true {
+            let body: [UInt8]
+            do {
+                guard let frame = try decoder.nextFrame() else { break }
+                body = frame
+            } catch {
+                break stream   // a frame over the cap: the server answers and closes
+            }
+            var skipped: [SkippedRepresentation] = []
+            guard let request = typed({ try ControlRequest.decode(body: body, skipped: &skipped) }) else { continue }
+            if case .hello = request { greeted = true } else if !greeted { break stream }   // answered and closed
+            guard let refusal = access.screen(request, rate: &rate, now: now) else {
+                invariant(RemoteAccess.permittedKinds.contains(request.kind), "\(request.kind) was let through the remote socket")
+                admitted += 1
+                let elapsed = now - start
+                let allowed = 2 * perSecond + Int(elapsed.components.seconds) * perSecond + Int(elapsed.components.attoseconds / 1_000_000_000_000_000) * perSecond / 1000 + 1
+                invariant(admitted <= allowed, "\(admitted) requests let through in \(elapsed) at \(perSecond) a second")
+                if let (_, items) = request.carriedItems { checkWithheld(items, request) }
+                continue
+            }
+            guard case .error(let code, let message) = refusal, code == .denied || code == .unavailable, !message.isEmpty else {
+                fatalError("invariant: the refusal of \(request.kind) is \(refusal)")
+            }
+            invariant(code == .unavailable || !RemoteAccess.permittedKinds.contains(request.kind), "a permitted \(request.kind) was denied")
+            let frame = refusal.encode()
+            invariant((try? ControlResponse.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)))) == refusal,
+                      "the refusal does not decode to itself")
+        }
+    }
+}
+
+/// Content a remote copy makes is withheld exactly when it is sensitive, local-only or carries a secret marker,
+/// and a change to withheld content is described to remote watchers without types or picture.
+func checkWithheld(_ items: [PasteboardItem], _ request: ControlRequest) {
+    var options: CopyOptions = []
+    if case .setItems(_, _, let given) = request { options = given }
+    if case .setExpiringItems(_, _, let given, _) = request { options = given }
+    let content = PasteboardContent(items: items, isSensitive: options.contains(.sensitive), isLocalOnly: options.contains(.localOnly))
+    let withheld = RemoteAccess.withholding(content)
+    if options.contains(.sensitive) || options.contains(.localOnly) {
+        invariant(withheld != nil, "content copied \(options.rawValue) is served remotely")
+    }
+    if !Set(content.types.map(\.rawValue)).isDisjoint(with: SnapshotPolicy.concealedMarkers) {
+        invariant(withheld != nil, "content with a concealed marker is served remotely")
+    }
+    let event = ControlResponse.changed(pasteboard: "general", count: 1, types: content.types.map(\.rawValue), state: "data", image: nil)
+    if case .changed(_, _, let types, let state, let image) = RemoteAccess.event(event, contentWithheld: withheld != nil), withheld != nil {
+        invariant(types.isEmpty && image == nil && state == "sensitive", "withheld content is described to a remote watcher")
+    }
+}
+
 // MARK: - Entry point
 
 func fuzzOneInput(_ bytes: [UInt8]) {
     var input = FuzzInput(bytes)
-    switch input.u8() % 3 {
+    switch input.u8() % 4 {
     case 0: checkBody(Array(input.rest))
     case 1: fuzzStream(&input)
-    default: fuzzEncode(&input)
+    case 2: fuzzEncode(&input)
+    default: fuzzRemote(&input)
     }
 }
 
@@ -500,6 +586,7 @@ func writeSeeds(to directory: String) throws {
         .historyClear, .pause, .resume, .watch(pasteboards: ["general", "primary"]), .watch(pasteboards: []),
         .items(pasteboard: "general"),
         .read(pasteboard: "general", types: ["image/png", "text/html", "text/plain;charset=utf-8"], display: ":0"),
+        .targets(pasteboard: "general"),
     ]
     let responses: [ControlResponse] = [
         .hello(version: 1, daemonPID: 4242, daemonVersion: "pasteboardd 1.0"),
@@ -512,6 +599,7 @@ func writeSeeds(to directory: String) throws {
                                types: ["text/plain;charset=utf-8", "text/html"], size: 18, preview: "héllo")]),
         .items([item, plain]), .items([]),
         .changed(pasteboard: "general", count: 18, types: ["UTF8_STRING"], state: "owned"),
+        .targets(["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/html"]),
     ]
     var seeds: [String: [UInt8]] = [:]
     func body(_ frame: [UInt8]) -> [UInt8] { Array(frame.dropFirst(4)) }
@@ -528,6 +616,22 @@ func writeSeeds(to directory: String) throws {
     seeds["stream-oversize-header"] = [1, 1, 5, 0, 0, 0] + requests[0].encode() + [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3]
     seeds["stream-truncated"] = [1, 0, 7, 0, 0, 0] + requests[1].encode().dropLast(3)
     seeds["stream-zero-length"] = [1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]
+    // Remote dispatcher: rate byte, chunking seed, frame cap choice, then what a remote client sends — a session,
+    // every refused kind, a burst over the rate, a sensitive and a local-only copy, no hello first.
+    let secret = try PasteboardItem([(type: PasteboardType("text/plain;charset=utf-8"), data: Array("pw".utf8)),
+                                     (type: PasteboardType("org.nspasteboard.ConcealedType"), data: [])])
+    let session: [ControlRequest] = [
+        .hello(version: 1, client: "pb (remote)"), .setItems(pasteboard: "general", items: [item], options: []),
+        .read(pasteboard: "general", types: ["text/rtf"], display: ""), .targets(pasteboard: "general"),
+        .changeCount(pasteboard: "general"), .watch(pasteboards: []),
+    ]
+    seeds["remote-session"] = [3, 8, 1, 2, 3, 4, 0] + session.flatMap { $0.encode() }
+    seeds["remote-refused"] = [3, 31, 7, 7, 7, 7, 0] + ([requests[0]] + requests.filter { !RemoteAccess.permittedKinds.contains($0.kind) }).flatMap { $0.encode() }
+    seeds["remote-burst"] = [3, 0, 9, 0, 0, 0, 0] + requests[0].encode() + Array(repeating: ControlRequest.changeCount(pasteboard: "general").encode(), count: 40).joined()
+    seeds["remote-withheld"] = [3, 4, 5, 5, 5, 5, 0] + [requests[0], .setItems(pasteboard: "general", items: [item], options: .sensitive),
+                                                        .setItems(pasteboard: "primary", items: [plain], options: .localOnly),
+                                                        .setItems(pasteboard: "general", items: [secret], options: [])].flatMap { $0.encode() }
+    seeds["remote-no-hello"] = [3, 4, 5, 5, 5, 5, 0] + requests[8].encode() + requests[0].encode()
     // Encode scenario: request/response choice, kind index, then the fields.
     seeds["encode-hello"] = [2, 1, 0, 4 << 2 | 3] + Array("ab€d".utf8.prefix(4)) + [5, 1]
     // setItems with a 3-byte and a 65 540-byte representation (the second is a segment of its own).

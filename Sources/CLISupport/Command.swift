@@ -21,6 +21,8 @@ public enum Command: Equatable, Sendable {
     case convert(ConvertRequest)
     /// `pb displays [add|remove DISPLAY]`: the X displays pasteboardd serves as one pasteboard.
     case displays(DisplaysRequest)
+    /// `pb ssh [SSH-OPTIONS...] HOST [COMMAND...]`: ssh's arguments, as given.
+    case ssh([String])
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
     case version

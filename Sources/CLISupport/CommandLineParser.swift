@@ -44,6 +44,11 @@ public enum CommandLineParser {
             if rest == ["-h"] || rest == ["--help"] { return .help(verb) }
             guard rest.isEmpty else { throw UsageError("\(verb) takes no arguments", command: verb) }
             return .pause(verb == "pause")
+        case "ssh":
+            // Everything else is ssh's own: options, host, command.
+            if rest == ["-h"] || rest == ["--help"] { return .help("ssh") }
+            guard !rest.isEmpty else { throw UsageError("ssh needs a host (and any of ssh's options before it)", command: "ssh") }
+            return .ssh(rest)
         case "status":
             if rest == ["-h"] || rest == ["--help"] { return .help("status") }
             guard rest.isEmpty else { throw UsageError("status takes no arguments", command: "status") }

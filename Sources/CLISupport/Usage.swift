@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
-    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "displays", "watch", "history", "pause", "resume", "help"]
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "displays", "watch", "history", "pause", "resume", "ssh", "help"]
 
     public static let overview = """
     usage: pb <command> [options]
@@ -22,6 +22,7 @@ public enum Usage {
       history   list, show, copy back, delete or clear past clipboard contents
       pause     stop recording (no reading, history or takeover) until resume
       resume    start recording again
+      ssh       ssh to a host with this pasteboard forwarded: pb there copies and pastes here
       help      show help for a command
 
     pasteboards: -b/--clipboard (the default, CLIPBOARD), -p/--primary (PRIMARY),
@@ -29,6 +30,8 @@ public enum Usage {
     exit status: 0 ok, 1 error, 2 pasteboard empty, 3 type not offered, 4 owner timed out, 64 usage
 
     pbcopy and pbpaste (links to pb) behave as on macOS.
+    With PASTEBOARD_SOCKET set (or in a pb ssh session without a display) pb talks to the pasteboardd
+    behind that forwarded socket instead: docs/remote.md.
     """
 
     public static func text(for command: String?) -> String {
@@ -173,6 +176,18 @@ public enum Usage {
             until pb resume. What it already serves stays served.
             """
         case "resume": return "usage: pb resume\n\nStarts recording again after pb pause."
+        case "ssh": return """
+            usage: pb ssh [SSH-OPTIONS...] HOST [COMMAND...]
+
+            Runs ssh with every argument as given (an interactive shell without COMMAND; ssh's exit
+            status) and this pasteboardd's remote socket forwarded to HOST, where pb copies to and pastes
+            from this machine's pasteboards: copy, paste, types, count, watch; never what was copied
+            with --sensitive or --local-only. pb on HOST finds the forward when it has no display and no
+            PASTEBOARD_SOCKET: the socket is /tmp/pasteboard-ssh-SESSION.sock (SESSION is random, named in
+            LC_PASTEBOARD_SESSION, which a stock sshd accepts). sshd on HOST must allow forwarding
+            (AllowTcpForwarding yes, AllowStreamLocalForwarding yes); ssh exits if it refuses
+            (ExitOnForwardFailure). docs/remote.md has the ssh_config recipe without pb ssh.
+            """
         case "help": return "usage: pb help [COMMAND]"
         case "pbcopy": return """
             usage: pbcopy [-pboard general|find|font|ruler|primary|NAME]

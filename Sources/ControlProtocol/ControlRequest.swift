@@ -61,6 +61,10 @@ public enum ControlRequest: Hashable, Sendable {
     /// The X display the client is on (its `$DISPLAY`), sent after `hello`: this connection's requests for a
     /// pasteboard that is per display (PRIMARY, unless shared) act on that display's. Answer: `ok`.
     case onDisplay(name: String)
+    /// The targets an X requestor asking for TARGETS of a pasteboard the daemon holds would get (what `pb types`
+    /// prints), for a client with no X display of its own (through the remote socket). Answer: `targets`;
+    /// `notFound` when the daemon does not hold the pasteboard.
+    case targets(pasteboard: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -84,6 +88,7 @@ public enum ControlRequest: Hashable, Sendable {
         case items = 0x0012
         case read = 0x0013
         case setExpiringItems = 0x0014
+        case targets = 0x0015
         case displays = 0x0020
         case addDisplay = 0x0021
         case removeDisplay = 0x0022
@@ -116,6 +121,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .addDisplay: return .addDisplay
         case .removeDisplay: return .removeDisplay
         case .onDisplay: return .onDisplay
+        case .targets: return .targets
         }
     }
 
@@ -152,7 +158,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .addItems(let pasteboard, let items):
             writer.string(pasteboard)
             items.encode(into: &writer.wire)
-        case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard):
+        case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard), .targets(let pasteboard):
             writer.string(pasteboard)
         case .status, .pasteboards, .historyClear, .pause, .resume, .displays:
             break
@@ -267,6 +273,8 @@ public enum ControlRequest: Hashable, Sendable {
             request = .changeCount(pasteboard: try fields.pasteboardName("changeCount.pasteboard"))
         case .items:
             request = .items(pasteboard: try fields.pasteboardName("items.pasteboard"))
+        case .targets:
+            request = .targets(pasteboard: try fields.pasteboardName("targets.pasteboard"))
         case .read:
             request = .read(pasteboard: try fields.pasteboardName("read.pasteboard"),
                             types: try fields.typeNames("read.types"),

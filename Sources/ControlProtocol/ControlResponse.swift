@@ -22,6 +22,8 @@ public enum ControlResponse: Hashable, Sendable {
     /// Event after `watch`: a pasteboard changed. `state` says how ("owned", "foreign", "cleared"); `image`
     /// describes the content's picture (type, size, length), when the daemon holds one.
     case changed(pasteboard: String, count: UInt64, types: [String], state: String, image: ImageSummary? = nil)
+    /// Answer to `targets`: the TARGETS list, in the daemon's order (TARGETS, TIMESTAMP and MULTIPLE first).
+    case targets([String])
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -34,6 +36,7 @@ public enum ControlResponse: Hashable, Sendable {
         case history = 0x8007
         case items = 0x8008
         case changed = 0x8009
+        case targets = 0x800A
     }
 
     public var kind: Kind {
@@ -47,6 +50,7 @@ public enum ControlResponse: Hashable, Sendable {
         case .history: return .history
         case .items: return .items
         case .changed: return .changed
+        case .targets: return .targets
         }
     }
 
@@ -117,6 +121,8 @@ public enum ControlResponse: Hashable, Sendable {
                 writer.u32(UInt32(clamping: image.height))
                 writer.u64(UInt64(clamping: image.byteCount))
             }
+        case .targets(let types):
+            writer.wire.array(types) { $0.string($1) }
         }
         return writer
     }
@@ -193,6 +199,8 @@ public enum ControlResponse: Hashable, Sendable {
                                                    height: Int(try fields.u32("changed.image.height")),
                                                    byteCount: Int(clamping: try fields.u64("changed.image.byteCount")))
                                     : nil)
+        case .targets:
+            response = .targets(try fields.typeNames("targets"))
         }
         try fields.expectEnd(of: "\(kind)")
         return response

@@ -36,6 +36,8 @@ final class ControlServer {
         var watched: Set<String>? = nil
         /// The X display the client said it is on (`onDisplay`), for per-display pasteboards.
         var display: String?
+        /// What a remote client may still send now (`RemoteAccess`); nil on the control socket.
+        var rate: RequestRate?
 
         init(id: ClientID, fd: FileDescriptor, maximumFrameLength: Int) {
             self.id = id
@@ -58,10 +60,21 @@ final class ControlServer {
     /// Until when the listener is left alone after `accept` ran out of descriptors.
     private var acceptPausedUntil: MonotonicInstant?
     static let acceptPause: Duration = .milliseconds(250)
+    /// For the remote socket: which requests are served, at what rate (nil: the control socket, all of them).
+    let access: RemoteAccess?
+    private let clock: any MonotonicClock
+    /// "control" or "remote", for the log.
+    let role: String
 
-    /// Serves on `listener`: bound here, or passed by a service manager (socket activation).
+    /// Serves on `listener`: bound here, or passed by a service manager (socket activation). With `access`, it is
+    /// the remote socket: each request is screened (`RemoteAccess.screen`) before it is handed out.
     init(listener: UnixListener, userID: UInt32, log: Logger, maximumFrameLength: Int, maximumClients: Int = 2048,
-         idleTimeout: Duration = .seconds(30)) {
+         idleTimeout: Duration = .seconds(30), access: RemoteAccess? = nil, clock: any MonotonicClock = SystemClock()) {
+        self.access = access
+        // The remote socket's clients are numbered apart, so no two clients of the daemon share a number.
+        nextID = access == nil ? 1 : 1 << 62
+        self.clock = clock
+        role = access == nil ? "control" : "remote"
         self.listener = listener
         self.userID = userID
         self.log = log
@@ -119,6 +132,7 @@ final class ControlServer {
                 continue
             }
             let client = Client(id: nextID, fd: fd, maximumFrameLength: maximumFrameLength)
+            client.rate = access?.newRate(now: now)
             nextID += 1
             clients[client.id] = client
         }
@@ -177,6 +191,15 @@ final class ControlServer {
                 client.closeWhenFlushed = true
                 send(.error(code: .badRequest, message: "the first request must be hello"), to: id)
                 return nil
+            }
+            if let access, var rate = client.rate {
+                let refusal = access.screen(request, rate: &rate, now: clock.now())
+                client.rate = rate
+                if let refusal {
+                    log.limited(.info, key: "remote-refused", "refused a remote client's \(request.kind) request")
+                    send(refusal, to: id)
+                    continue
+                }
             }
             if !skipped.isEmpty, let (pasteboard, items) = request.carriedItems {
                 // What a client's copy carries is judged piece by piece, as an owner's is.
@@ -238,6 +261,10 @@ final class ControlServer {
     }
 
     var hasAnsweredClients: Bool { !answered.isEmpty }
+
+    /// Clients an answer is being written to, as the socket takes it (a large paste under way); watchers'
+    /// events aside.
+    var answersBeingWritten: Int { clients.values.filter { $0.hasOutput && $0.watched == nil }.count }
 
     /// Closes `id` once its next answer is written (a hello the daemon cannot speak).
     func closeAfterAnswer(_ id: ClientID) {

@@ -15,6 +15,10 @@ public final class Daemon {
     private var x: XConnection!
     private var engine: DaemonEngine!
     private var server: ControlServer!
+    /// The remote socket's server (`RemoteAccess`), unless the configuration turns it off.
+    private var remote: ControlServer?
+    /// Both servers, the control socket's first.
+    private var servers: [ControlServer] { [server] + (remote.map { [$0] } ?? []) }
     private var signals: SignalDescriptor!
     private var notifier: SystemdNotifier
     private var stopping = false
@@ -90,26 +94,39 @@ public final class Daemon {
             log.warning("\(name) is given twice: served once")
         }
         let listener: UnixListener
-        switch controlListener(directories, passed: passed) {
-        case .success(let adopted): listener = adopted
+        let remoteListener: UnixListener?
+        switch listeners(directories, passed: passed) {
+        case .success(let adopted): (listener, remoteListener) = adopted
         case .failure(let failure): return refuseToStart(failure, passed: passed)
         }
+        let cap = controlClientCap()
         server = ControlServer(listener: listener, userID: ProcessIdentity.userID, log: log,
-                               maximumFrameLength: options.maximumRequestBytes, maximumClients: controlClientCap())
-        engine.broadcast = { [server] response, name in
-            guard let server else { return }
-            for client in server.clients.values {
-                guard let watched = client.watched, watched.isEmpty || watched.contains(name) else { continue }
-                server.send(response, to: client.id)
+                               maximumFrameLength: options.maximumRequestBytes, maximumClients: cap)
+        remote = remoteListener.map {
+            ControlServer(listener: $0, userID: ProcessIdentity.userID, log: log,
+                          maximumFrameLength: configuration.remoteMaxRequestBytes, maximumClients: cap,
+                          access: RemoteAccess(requestsPerSecond: configuration.remoteRequestsPerSecond), clock: clock)
+        }
+        engine.broadcast = { [unowned self] response, name in
+            for server in servers {
+                // Remote watchers learn of a change, never what withheld content is (`RemoteAccess.event`).
+                let sent = server.access == nil ? response
+                    : RemoteAccess.event(response, contentWithheld: engine.service.content(of: PasteboardName(rawValue: name))
+                                                                        .flatMap(RemoteAccess.withholding) != nil)
+                for client in server.clients.values {
+                    guard let watched = client.watched, watched.isEmpty || watched.contains(name) else { continue }
+                    server.send(sent, to: client.id)
+                }
             }
         }
-        engine.clientCounts = { [server] in
-            guard let server else { return (0, 0) }
-            return (server.clients.count, server.clients.values.filter { $0.watched != nil }.count)
+        engine.clientCounts = { [unowned self] in
+            servers.reduce((0, 0)) { ($0.0 + $1.clients.count, $0.1 + $1.clients.values.filter { $0.watched != nil }.count) }
         }
+        engine.socketTransfers = { [unowned self] in servers.reduce(0) { $0 + $1.answersBeingWritten } }
         x.flush()
         let served = displays.count == 1 ? (display.isEmpty ? "the default display" : display) : displays.joined(separator: ", ")
-        log.info("serving CLIPBOARD and PRIMARY on \(served), control socket \(listener.path)")
+        log.info("serving CLIPBOARD and PRIMARY on \(served), control socket \(listener.path)"
+                 + (remoteListener.map { ", remote socket \($0.path)" } ?? ""))
         try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(served)")
         watchdogDue = notifier.watchdogInterval.map { clock.now() + $0 / 2 }
 
@@ -117,35 +134,56 @@ public final class Daemon {
 
         try? notifier.stopping()
         engine.stop()
-        server.close()
+        for server in servers { server.close() }
         log.info(status == 0 ? "stopped" : "exiting with status \(status)")
         return status
     }
 
-    /// The control socket: the one a service manager passed (`pasteboardd.socket`, `systemd-socket-activate`:
-    /// `$LISTEN_FDS`, taken at start), else one bound here in the runtime directory; why not, when neither can
-    /// be had.
-    private func controlListener(_ directories: XDGDirectories, passed: [FileDescriptor]) -> Result<UnixListener, StartFailure> {
-        if passed.isEmpty {
-            do {
-                _ = try directories.createRuntime()
-                return .success(try UnixListener(path: directories.controlSocket))
-            } catch {
-                return .failure(StartFailure("cannot listen on \(directories.controlSocket): \(error)"))
-            }
-        }
-        guard passed.count == 1 else {
-            return .failure(StartFailure("socket activation: \(passed.count) sockets were passed; pasteboardd takes one, its control socket"))
-        }
+    /// The control socket and the remote one (unless the configuration turns it off): those a service manager
+    /// passed (`pasteboardd.socket`, `systemd-socket-activate`: `$LISTEN_FDS`, taken at start; told apart by
+    /// `PassedSockets`), else bound here in the runtime directory; why not, when they cannot be had.
+    private func listeners(_ directories: XDGDirectories, passed: [FileDescriptor]) -> Result<(UnixListener, UnixListener?), StartFailure> {
+        var adopted: [UnixListener] = []
         do {
-            let listener = try UnixListener(adopting: passed[0])
-            log.info("listening on the control socket the service manager passed (\(listener.path.isEmpty ? "unnamed" : listener.path))")
-            if listener.path != directories.controlSocket {
-                log.warning("the socket passed is not \(directories.controlSocket), where pb looks for pasteboardd")
-            }
-            return .success(listener)
+            adopted = try passed.map { try UnixListener(adopting: $0) }
         } catch {
             return .failure(StartFailure("socket activation: \(error)"))
+        }
+        let names = SocketActivation.names(environment: environment, count: adopted.count)
+        let roles: [PassedSockets.Role]
+        switch PassedSockets.roles(zip(adopted, names).map { ($0.path, $1) }, remotePath: directories.remoteSocket) {
+        case .success(let found): roles = found
+        case .failure(let failure): return .failure(failure)
+        }
+        func listener(_ role: PassedSockets.Role, at path: String) -> Result<UnixListener, StartFailure> {
+            if let index = roles.firstIndex(of: role) {
+                let passed = adopted[index]
+                log.info("listening on the \(role) socket the service manager passed (\(passed.path.isEmpty ? "unnamed" : passed.path))")
+                if passed.path != path { log.warning("the \(role) socket passed is not \(path), where pb looks for it") }
+                return .success(passed)
+            }
+            do {
+                _ = try directories.createRuntime()
+                return .success(try UnixListener(path: path))
+            } catch {
+                return .failure(StartFailure("cannot listen on \(path): \(error)"))
+            }
+        }
+        let control: UnixListener
+        switch listener(.control, at: directories.controlSocket) {
+        case .success(let found): control = found
+        case .failure(let failure): return .failure(failure)
+        }
+        guard configuration.remoteSocket else {
+            if let index = roles.firstIndex(of: .remote) { try? adopted[index].close() }
+            return .success((control, nil))
+        }
+        switch listener(.remote, at: directories.remoteSocket) {
+        case .success(let found): return .success((control, found))
+        case .failure(let failure):
+            // The control socket is the daemon's reason to be: without the remote one it still serves.
+            log.warning("\(failure.reason); serving without the remote socket")
+            return .success((control, nil))
         }
     }
 
@@ -239,21 +277,21 @@ public final class Daemon {
             }
             let now = clock.now()
             engine.expire(now: now)
-            server.expireIdle(now: now)
+            for server in servers { server.expireIdle(now: now) }
             if let due = watchdogDue, due <= now {
                 try? notifier.watchdog()
                 watchdogDue = notifier.watchdogInterval.map { now + $0 / 2 }
             }
-            let deadline = [engine.nextDeadline, server.nextDeadline, watchdogDue].compactMap { $0 }.min()
+            let deadline = ([engine.nextDeadline, watchdogDue] + servers.map(\.nextDeadline)).compactMap { $0 }.min()
             // XPending also sends what timers queued (a takeover). With X events still waiting, or clients
             // answered with requests waiting behind the answer, look at the sockets without blocking and
             // come back to them at once.
             let displayPolls = engine.sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
-            let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || server.hasAnsweredClients
+            let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
-            let clientPolls = server.pollRequests(now: clock.now())
+            let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
             let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable)]
-            let requests = fixed + displayPolls + clientPolls.map(\.0)
+            let requests = fixed + displayPolls + clientPolls.map(\.1)
             let ready: [PollEvents]
             do {
                 ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
@@ -264,7 +302,7 @@ public final class Daemon {
             if !ready[0].isEmpty { handleSignals() }
             if !ready[1].isEmpty { engine.conversionsFinished() }
             let clientsStart = fixed.count + displayPolls.count
-            for (index, (_, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
+            for (index, (server, _, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
                 let events = ready[index + clientsStart]
                 guard let client else { server.acceptPending(now: clock.now()); continue }
                 if events.contains(.writable) { server.flush(client) }
@@ -272,7 +310,7 @@ public final class Daemon {
                     server.receive(from: client, now: clock.now())
                 }
                 // Requests already received wait while an answer is pending; the writable event resumes them.
-                while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client)) }
+                while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client, of: server)) }
             }
         }
         return 0
@@ -280,8 +318,10 @@ public final class Daemon {
 
     /// Serves requests that clients sent while an earlier one was being answered, now that it is.
     private func serveWaitingRequests() {
-        for client in server.takeAnsweredClients() {
-            while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client)) }
+        for server in servers {
+            for client in server.takeAnsweredClients() {
+                while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client, of: server)) }
+            }
         }
     }
 
@@ -299,13 +339,14 @@ public final class Daemon {
         }
     }
 
-    /// How the engine answers control client `id`.
-    private func context(_ id: ClientID) -> DaemonEngine.Client {
-        DaemonEngine.Client(id: id, send: { [server] in server?.send($0, to: id) },
-                            setWatched: { [server] in server?.clients[id]?.watched = $0 },
-                            closeAfterAnswer: { [server] in server?.closeAfterAnswer(id) },
+    /// How the engine answers client `id` of `server` (a remote one when it is the remote socket's).
+    private func context(_ id: ClientID, of server: ControlServer) -> DaemonEngine.Client {
+        DaemonEngine.Client(id: id, send: { [weak server] in server?.send($0, to: id) },
+                            setWatched: { [weak server] in server?.clients[id]?.watched = $0 },
+                            closeAfterAnswer: { [weak server] in server?.closeAfterAnswer(id) },
                             display: server.clients[id]?.display,
-                            setDisplay: { [server] in server?.clients[id]?.display = $0 })
+                            setDisplay: { [weak server] in server?.clients[id]?.display = $0 },
+                            isRemote: server.access != nil)
     }
 
     /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.

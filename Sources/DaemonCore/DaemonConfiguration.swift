@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ControlProtocol
 import Images
 import PasteboardCore
 import SystemSupport
@@ -34,6 +35,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     /// PRIMARY is one across the displays too (GTK clears PRIMARY on deselect, and a terminal loses its
     /// highlight when PRIMARY is taken: per display unless asked).
     public var sharePrimary = false
+    /// Whether pasteboardd listens on the remote socket (`remote.sock`, the one forwarded over SSH: docs/remote.md).
+    public var remoteSocket = true
+    /// The largest request a remote client may send (a copy's whole data), in bytes.
+    public var remoteMaxRequestBytes = ControlLimits.defaultMaximumFrameLength
+    /// Requests a second each remote client may send on average (bursts of twice that).
+    public var remoteRequestsPerSecond = 200
 
     public init() {}
 
@@ -120,6 +127,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
             case "sharePrimary": config.sharePrimary = try boolean()
             case "displays": config.displays = try strings(maximumLength: 255)
             case "excludedWindowClasses": config.excludedWindowClasses = try strings(maximumLength: 255)
+            case "remoteSocket": config.remoteSocket = try boolean()
+            case "remoteMaxRequestBytes": config.remoteMaxRequestBytes = try integer(1024...ControlLimits.defaultMaximumFrameLength)
+            case "remoteRequestsPerSecond": config.remoteRequestsPerSecond = try integer(1...100_000)
             default:
                 throw fail("unknown key \"\(key)\"")
             }

@@ -21,15 +21,20 @@ public final class DaemonEngine {
         public var display: String?
         /// Remembers the display for the connection's later requests.
         public var setDisplay: (String) -> Void
+        /// A client of the remote socket: it has no display of its own, and withheld content is never served
+        /// to it (`RemoteAccess`).
+        public var isRemote: Bool
 
         public init(id: UInt64, send: @escaping (ControlResponse) -> Void, setWatched: @escaping (Set<String>?) -> Void = { _ in },
-                    closeAfterAnswer: @escaping () -> Void = {}, display: String? = nil, setDisplay: @escaping (String) -> Void = { _ in }) {
+                    closeAfterAnswer: @escaping () -> Void = {}, display: String? = nil, setDisplay: @escaping (String) -> Void = { _ in },
+                    isRemote: Bool = false) {
             self.id = id
             self.send = send
             self.setWatched = setWatched
             self.closeAfterAnswer = closeAfterAnswer
             self.display = display
             self.setDisplay = setDisplay
+            self.isRemote = isRemote
         }
     }
 
@@ -57,6 +62,8 @@ public final class DaemonEngine {
     public var broadcast: ((ControlResponse, String) -> Void)?
     /// The clients connected and watching, for `status` (set by the loop).
     public var clientCounts: () -> (clients: Int, watchers: Int) = { (0, 0) }
+    /// Answers being written to clients' sockets (large pastes), counted in `status`'s transfers (set by the loop).
+    public var socketTransfers: () -> Int = { 0 }
 
     /// - Parameters:
     ///   - display: the display the daemon serves, for `read` requests naming one.
@@ -282,6 +289,7 @@ public final class DaemonEngine {
         case .addItems(let pasteboard, let items): write(pasteboard, items: items, options: [], expiresAfter: nil, appending: true, client)
         case .items(let pasteboard): items(pasteboard, client)
         case .read(let pasteboard, let types, let display): read(pasteboard, types: types, display: display, client)
+        case .targets(let pasteboard): targets(pasteboard, client)
         case .watch(let pasteboards): watch(pasteboards, client)
         case .pasteboards: listPasteboards(client)
         case .createPasteboard(let name, let persistent): createPasteboard(name, persistent: persistent, client)
@@ -381,16 +389,25 @@ public final class DaemonEngine {
             client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
             return
         }
+        if refusedRemotely(content, name, client) { return }
         client.send(.items(content.items))
     }
 
     private func read(_ raw: String, types: [String], display: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard let side = sides.first(where: { DisplayName.sameServer(display, $0.name) }) else {
+        // A remote client has no display of its own: it is answered from what the daemon holds (the first display's
+        // side, where every shared pasteboard is served).
+        let side: XDisplayEndpoint
+        if client.isRemote {
+            side = sides[0]
+        } else if let own = sides.first(where: { DisplayName.sameServer(display, $0.name) }) {
+            side = own
+        } else {
             client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
             return
         }
-        side.service.server.read(name, types: types) { outcome in
+        if let served = side.service.boards.board(named: name)?.served, refusedRemotely(served, name, client) { return }
+        let answer: (RequestServer.ReadOutcome) -> Void = { outcome in
             switch outcome {
             case .value(let type, let bytes):
                 if let item = try? PasteboardItem([Representation(type: PasteboardType(type), data: bytes)]) {
@@ -405,6 +422,27 @@ public final class DaemonEngine {
             case .timedOut(let why): client.send(.error(code: .timedOut, message: why))
             }
         }
+        // Another application at home owns it: a remote client has no display to read it through, so it is
+        // answered from what the daemon read of it (or fetches from that owner).
+        if client.isRemote, let foreign = side.foreignView(of: name, table: table) {
+            if refusedRemotely(foreign, name, client) { return }
+            foreign.onFetched = { [weak server = side.service.server] in server?.retryParked() }
+            side.service.server.read(name, types: types, from: foreign, completion: answer)
+        } else {
+            side.service.server.read(name, types: types, completion: answer)
+        }
+    }
+
+    /// The TARGETS list of a pasteboard the daemon holds (or, for a remote client, one another application at
+    /// home holds, as the daemon read it), as an X requestor would get it.
+    private func targets(_ raw: String, _ client: Client) {
+        guard let name = validName(raw, client) else { return }
+        guard let served = service.boards.board(named: name)?.served ?? (client.isRemote ? sides[0].foreignView(of: name, table: table) : nil) else {
+            client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
+            return
+        }
+        if refusedRemotely(served, name, client) { return }
+        client.send(.targets(service.executor.responder.targetsList(offered: served.listed).compactMap { x.name(of: $0) }))
     }
 
     private func watch(_ pasteboards: [String], _ client: Client) {
@@ -473,7 +511,7 @@ public final class DaemonEngine {
         var pairs = [StatusPair("version", PasteboardVersion.string),
                      StatusPair("display", display),
                      StatusPair("incr-chunk-bytes", String(service.chunkSize)),
-                     StatusPair("transfers", String(service.transfers.count)),
+                     StatusPair("transfers", String(service.transfers.count + socketTransfers())),
                      StatusPair("conversions", String(service.server.conversions.pendingCount)),
                      StatusPair("clients", String(clients)),
                      StatusPair("watchers", String(watchers)),

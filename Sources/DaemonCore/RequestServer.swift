@@ -160,7 +160,13 @@ final class RequestServer {
             completion(.notHeld)
             return
         }
-        let parked = ParkedRead(name: name, selection: board.selection, types: types, served: served,
+        read(name, types: types, from: served, completion: completion)
+    }
+
+    /// The same read answered from `served`, content the daemon does not serve on the display (what another
+    /// application at home copied, as the manager read it, for a client without a display of its own).
+    func read(_ name: PasteboardName, types: [String], from served: ServedContent, completion: @escaping (ReadOutcome) -> Void) {
+        let parked = ParkedRead(name: name, selection: boards.selection(of: name) ?? .none, types: types, served: served,
                                 deadline: clock.now() + conversionTimeout, completion: completion)
         if !tryRead(parked) { parkedReads.append(parked) }
     }

@@ -226,6 +226,25 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         return mirrors[name] == nil ? service.content(of: name) : nil
     }
 
+    /// What this display's current change of `name` is when another application owns it there, as content to
+    /// answer a client without a display of its own from: what the manager read of it (bytes at hand), else
+    /// its offered types fetched from the live owner on request; nil when the daemon serves it here itself,
+    /// or knows nothing of it.
+    func foreignView(of name: PasteboardName, table: ConversionTable) -> ServedContent? {
+        guard !service.isOwned(name), let current = offered[name] else { return nil }
+        if let kept = manager.keptContent(of: name, count: current.count) {
+            return ServedContent(content: kept, acquiredAt: .currentTime, table: table, intern: x.intern)
+        }
+        guard let offer = engine?.current[name], offer.origin == id, !offer.types.isEmpty else { return nil }
+        let serial = current.serial
+        let remote = ServedContent.RemoteTypes(types: offer.types) { [weak self] type, completion in
+            guard let self else { return completion(.failed("pasteboardd is stopping")) }
+            self.fetch(name, type: type, serial: serial, completion: completion)
+        }
+        return ServedContent(content: PasteboardContent(items: [], isSensitive: offer.isSensitive, isLocalOnly: offer.isLocalOnly),
+                             remote: remote, acquiredAt: .currentTime, table: table, intern: x.intern)
+    }
+
     // MARK: - Fetching for other endpoints
 
     func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void) {

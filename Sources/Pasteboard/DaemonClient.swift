@@ -16,6 +16,9 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case timedOut
     /// The connection broke or the daemon sent something unexpected.
     case protocolFailure(String)
+    /// The forwarded socket (`$PASTEBOARD_SOCKET`, or `pb ssh`'s) could not be reached, or closed before the daemon
+    /// behind it answered: the ssh session that forwards it ended, or no pasteboardd serves at its other end.
+    case forwardNotAnswering(socket: String)
 
     var description: String {
         switch self {
@@ -25,6 +28,8 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notServing(let message): message
         case .timedOut: "pasteboardd did not answer in time"
         case .protocolFailure(let why): "talking to pasteboardd failed: \(why)"
+        case .forwardNotAnswering(let socket):
+            "the forwarded pasteboard socket at \(socket) does not answer: is the ssh session that forwards it still open (and pasteboardd running at its other end)?"
         }
     }
 }
@@ -36,17 +41,18 @@ final class DaemonClient {
     private var decoder = FrameDecoder(maximumFrameLength: ControlLimits.defaultMaximumFrameLength)
     private var greeted = false
     private let clock = SystemClock()
-    let socketPath: String
-    /// The client's X display, told the daemon after hello (`onDisplay`): PRIMARY is per display.
+    /// The daemon connected to: this user's, or one behind a forwarded socket (`DaemonEndpoint`).
+    let endpoint: DaemonEndpoint
+    var socketPath: String { endpoint.socket }
+    /// The client's X display, told the daemon after hello (`onDisplay`): PRIMARY is per display. Never through a
+    /// forward: the daemon there serves other displays.
     private let display: String?
 
-    /// Connects to the daemon of this user (`$XDG_RUNTIME_DIR/pasteboard/control.sock` or its fallback).
+    /// Connects to the daemon `environment` names (`DaemonEndpoint.connect`): this user's
+    /// (`$XDG_RUNTIME_DIR/pasteboard/control.sock` or its fallback), or a forwarded one.
     init(environment: [String: String]) throws(DaemonClientError) {
-        display = environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
-        socketPath = XDGDirectories(environment: environment).controlSocket
-        do { fd = try UnixSocket.connect(path: socketPath) } catch {
-            throw .notRunning(socket: socketPath)
-        }
+        (endpoint, fd) = try DaemonEndpoint.connect(environment)
+        display = endpoint.isForwarded ? nil : environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     deinit { try? fd.close() }
@@ -76,6 +82,7 @@ final class DaemonClient {
             for segment in segments { try fd.writeAll(segment) }
         } catch {
             if !greeted, let refusal = refusalAlreadySent() { throw refusal }
+            if !greeted, endpoint.isForwarded { throw .forwardNotAnswering(socket: endpoint.socket) }
             throw .protocolFailure("cannot send: \(error)")
         }
     }
@@ -83,7 +90,11 @@ final class DaemonClient {
     /// Reads the answer to the hello sent with the first request; a daemon that does not serve the connection
     /// answers in its place (`refusal(inPlaceOfHello:)`).
     private func greet(deadline: MonotonicInstant) throws(DaemonClientError) {
-        let answer = try receive(deadline: deadline)
+        let answer: ControlResponse
+        do { answer = try receive(deadline: deadline) } catch .protocolFailure(_) where endpoint.isForwarded {
+            // sshd accepts for the forward, then closes when its other end cannot be reached.
+            throw .forwardNotAnswering(socket: endpoint.socket)
+        }
         if let refusal = Self.refusal(inPlaceOfHello: answer) { throw refusal }
         if let display, display.utf8.count <= 255 {
             // `onDisplay`'s answer: ok (an error here is the daemon's to say; the request still follows).
@@ -207,7 +218,9 @@ extension DaemonClient {
 
     /// Pastes the first of `types` that pasteboardd offers for `pasteboard` straight from the daemon,
     /// when it holds that pasteboard itself on `$DISPLAY` (`ControlRequest.read`: no X transfer; text
-    /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does.
+    /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does. Through a forwarded
+    /// socket there is no display of the client's own: whatever the daemon answers is the answer (`.refused`
+    /// for an error, a forward that does not answer included), never `.notHeld`.
     /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running, not
     /// serving (it could not start: the X selection is read all the same, as with no daemon), serving another
     /// display, another application owns the pasteboard, an older daemon — and the caller
@@ -217,8 +230,12 @@ extension DaemonClient {
     static func pasteHeld(pasteboard: String, types: [String], environment: [String: String],
                                  timeoutMilliseconds: Int, begin: (_ type: String, _ length: Int) -> Void,
                                  sink: (ArraySlice<UInt8>) -> Bool) -> HeldPaste {
-        guard let display = environment["DISPLAY"], !display.isEmpty,
-              let client = try? DaemonClient(environment: environment) else { return .notHeld }
+        let display = environment["DISPLAY"] ?? ""
+        let client: DaemonClient
+        do { client = try DaemonClient(environment: environment) } catch {
+            return DaemonEndpoint.isForwarded(environment) ? .refused(error) : .notHeld
+        }
+        guard client.endpoint.isForwarded || !display.isEmpty else { return .notHeld }
         var begun = false
         do {
             let outcome = try client.stream(.read(pasteboard: pasteboard, types: types, display: display),
@@ -230,6 +247,7 @@ extension DaemonClient {
             }
         } catch {
             if begun { return .failed(error) }
+            if client.endpoint.isForwarded { return .refused(error) }
             if case .daemon(let code, _) = error, code != .notFound, code != .badRequest { return .refused(error) }
             return .notHeld
         }

@@ -67,6 +67,9 @@ public final class Pasteboard {
     let environment: [String: String]
     private var reader: SelectionReader?
     private var client: DaemonClient?
+    /// The daemon is reached through a forwarded socket (`$PASTEBOARD_SOCKET`, `pb ssh`): there is no X display
+    /// of this side's own, and everything is asked of that daemon (docs/remote.md).
+    public private(set) lazy var isForwarded = DaemonEndpoint.isForwarded(environment)
 
     /// The general pasteboard (CLIPBOARD).
     public static var general: Pasteboard { Pasteboard(name: .general) }
@@ -111,6 +114,7 @@ public final class Pasteboard {
     /// `_PASTEBOARD_CHANGE_COUNT_<NAME>`): one X round trip, no daemon connection.
     public var publishedChangeCount: UInt64 {
         get throws(PasteboardError) {
+            if isForwarded { return try changeCount }   // no display here: the daemon at the other end counts
             let (reader, _) = try x()
             let property = reader.x.intern(PasteboardName.changeCountPropertyPrefix + name.rawValue)
             let read = reader.x.getProperty(reader.x.root, property, delete: false, maximumBytes: 8)
@@ -180,9 +184,14 @@ public final class Pasteboard {
         }
     }
 
-    /// The owner's TARGETS list as it gives it, protocol targets included (`xclip -t TARGETS -o`).
+    /// The owner's TARGETS list as it gives it, protocol targets included (`xclip -t TARGETS -o`). Through a
+    /// forward, the list the daemon at the other end serves for the content it holds.
     public var targets: [PasteboardType] {
         get throws(PasteboardError) {
+            if isForwarded {
+                guard case .targets(let names) = try request(.targets(pasteboard: name.rawValue)) else { throw .refused("unexpected answer") }
+                return names.map(PasteboardType.init(rawValue:))
+            }
             let (reader, selection) = try x()
             do {
                 return try reader.targets(selection, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
@@ -266,7 +275,14 @@ public final class Pasteboard {
     /// (read now).
     public var items: [PasteboardItem] {
         get throws(PasteboardError) {
-            do { return try heldItems } catch .notHeld, .daemonNotRunning {}
+            do { return try heldItems } catch {
+                // Through a forward there is no X to ask instead.
+                guard !isForwarded else { throw error }
+                switch error {
+                case .notHeld, .daemonNotRunning: break
+                default: throw error
+                }
+            }
             let (reader, selection) = try x()
             var representations: [Representation] = []
             for type in try types where !SnapshotPolicy.neverRead.contains(type.rawValue) {

@@ -45,7 +45,8 @@ public enum PasteboardError: Error, Equatable, Sendable, CustomStringConvertible
     static func translate(_ error: any Error) -> PasteboardError {
         switch error {
         case let error as PasteboardError: return error
-        case DaemonClientError.notRunning, DaemonClientError.notServing: return .daemonNotRunning("\(error)")
+        case DaemonClientError.notRunning, DaemonClientError.notServing, DaemonClientError.forwardNotAnswering:
+            return .daemonNotRunning("\(error)")
         case DaemonClientError.timedOut: return .timedOut
         case let DaemonClientError.daemon(code, message):
             switch code {

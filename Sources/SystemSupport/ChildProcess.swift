@@ -200,6 +200,29 @@ extension ChildProcess {
         }
     }
 
+    /// Replaces this process with `argv[0]`, searched in `$PATH`, run with `argv` and `environment`: what it
+    /// does — its terminal, its signals, its exit status — is then this process's. Returns only by throwing,
+    /// when it cannot be run. Signals this process ignores stay ignored (as with any exec): restore them first.
+    ///
+    /// The corresponding C function is `execve(2)`, after `executablePath` searched `environment`'s `$PATH`.
+    public static func replaceProcess(argv: [String], environment: [String: String]) throws -> Never {
+        precondition(!argv.isEmpty, "ChildProcess.replaceProcess needs at least the program name")
+        for value in argv + Array(environment.keys) + Array(environment.values) where value.utf8.contains(0) {
+            throw SystemError.invalidArgument(operation: "execve(\(argv[0]))", reason: "an argument or variable contains a NUL byte")
+        }
+        guard let path = executablePath(argv[0], searchPath: environment["PATH"]) else {
+            throw Errno(.noSuchFileOrDirectory, operation: "\(argv[0]) is not in $PATH; execve")
+        }
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in cArguments { free(pointer) }
+            for pointer in cEnvironment { free(pointer) }
+        }
+        _ = execve(path, cArguments, cEnvironment)
+        throw Errno(Errno.Code(rawValue: errno), operation: "execve(\(path))")
+    }
+
     /// The path of the executable `name` would run as: `name` itself when it has a `/`, else the first
     /// executable file of that name in `searchPath` (`$PATH`'s colon-separated directories); nil when none.
     ///

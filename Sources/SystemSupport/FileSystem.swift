@@ -13,6 +13,8 @@ public struct FileStatus: Hashable, Sendable {
     public var ownerID: UInt32
     public var groupID: UInt32
     public var size: Int64
+    /// The last modification (`st_mtim`), in whole seconds since 1970; a socket's is when it was bound.
+    public var modifiedSeconds: Int64
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -31,6 +33,7 @@ public struct FileStatus: Hashable, Sendable {
         ownerID = UInt32(info.st_uid)
         groupID = UInt32(info.st_gid)
         size = Int64(info.st_size)
+        modifiedSeconds = Int64(info.st_mtim.tv_sec)
     }
 }
 

@@ -45,4 +45,15 @@ public enum SocketActivation {
         }
         return descriptors
     }
+
+    /// The names `$LISTEN_FDNAMES` gives the `count` descriptors passed (systemd's `FileDescriptorName=`,
+    /// `systemd-socket-activate --fdname`), in order: nil for one it does not name, or names `unknown` (what
+    /// systemd says for a socket without a name). The variable is read from `environment` as it was at start.
+    public static func names(environment: [String: String], count: Int) -> [String?] {
+        let given = environment["LISTEN_FDNAMES"].map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
+        return (0..<count).map { index in
+            guard index < given.count, !given[index].isEmpty, given[index] != "unknown" else { return nil }
+            return given[index]
+        }
+    }
 }

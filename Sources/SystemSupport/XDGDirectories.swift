@@ -57,6 +57,9 @@ public struct XDGDirectories: Hashable, Sendable {
     /// The control socket's path: `<runtime>/control.sock`.
     public var controlSocket: String { runtime + "/control.sock" }
 
+    /// The remote socket's path, the one meant to be forwarded over SSH: `<runtime>/remote.sock`.
+    public var remoteSocket: String { runtime + "/remote.sock" }
+
     /// Creates the runtime directory (0700) if needed and checks that it is safe to use: a directory,
     /// not a symbolic link, owned by `userID`, with no group or world permission bits. Anything else
     /// throws `SystemError.unsafeDirectory`, since another user could then reach our socket or plant

@@ -27,6 +27,7 @@ struct Runner {
         case .history(let request): return history(request)
         case .pause(let pausing): return pause(pausing)
         case .convert(let request): return convert(request)
+        case .ssh(let arguments): return ssh(arguments)
         }
     }
 
@@ -170,8 +171,10 @@ struct Runner {
             try board(request.pasteboard).setItems([item], options: request.options)
             return skipped.isEmpty ? .success : .failure
         } catch PasteboardError.daemonNotRunning(let why) {
-            // Over SSH: no daemon, no display, but the terminal in front of the user can copy text.
-            if let text = representations.first(where: { $0.type == .utf8PlainText })?.data, terminalTakes(request) {
+            // Over SSH: no daemon, no display, but the terminal in front of the user can copy text. Not when
+            // PASTEBOARD_SOCKET names a forward: that it does not answer is what the user must hear.
+            if Environment.value(ForwardedSocket.socketVariable).map({ $0.isEmpty }) ?? true,
+               let text = representations.first(where: { $0.type == .utf8PlainText })?.data, terminalTakes(request) {
                 return copyThroughTerminal(text, pasteboard: request.pasteboard)
             }
             return fail(why)

@@ -50,6 +50,7 @@ func sampleRequests() throws -> [ControlRequest] {
             .addDisplay(name: ":1"),
             .removeDisplay(name: "localhost:10.0"),
             .onDisplay(name: ":0"),
+            .targets(pasteboard: "general"),
         ]
     }
 
@@ -73,6 +74,8 @@ func sampleResponses() throws -> [ControlResponse] {
             .changed(pasteboard: "general", count: 8, types: ["TARGETS", "UTF8_STRING"], state: "foreign"),
             .changed(pasteboard: "CLIPBOARD", count: 9, types: ["image/png"], state: "data",
                      image: ImageSummary(type: .png, width: 3840, height: 2160, byteCount: 1_234_567)),
+            .targets(["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/html"]),
+            .targets([]),
         ]
     }
 
@@ -159,6 +162,16 @@ final class MessageRoundTripTests: XCTestCase {
 }
 
 final class GoldenEncodingTests: XCTestCase {
+    func testTargetsRequestAndResponseBytes() throws {
+        // The remote socket's `pb types`: kind 0x0015 with a name; the answer 0x800A, an array of type names.
+        XCTAssertEqual(ControlRequest.targets(pasteboard: "general").encode(),
+                       [14, 0, 0, 0, 1, 0x15, 0x00, 7, 0, 0, 0] + Array("general".utf8))
+        XCTAssertEqual(ControlResponse.targets(["TARGETS", "STRING"]).encode(),
+                       [28, 0, 0, 0, 1, 0x0A, 0x80, 2, 0, 0, 0, 7, 0, 0, 0] + Array("TARGETS".utf8) + [6, 0, 0, 0] + Array("STRING".utf8))
+        // A type name is never empty, in this list as everywhere.
+        XCTAssertThrowsError(try ControlResponse.decode(body: [1, 0x0A, 0x80, 1, 0, 0, 0, 0, 0, 0, 0]))
+    }
+
     func testChangeCountRequest() {
         XCTAssertEqual(ControlRequest.changeCount(pasteboard: "general").encode(), [
             0x0e, 0x00, 0x00, 0x00,  // body length 14

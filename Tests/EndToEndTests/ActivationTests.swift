@@ -70,14 +70,14 @@ final class ActivationTests: DesktopTestCase {
     /// as a user manager without DISPLAY imported does). It is started with posix_spawn, not
     /// Foundation's Process: it closes every descriptor it did not open, Foundation's watch on the child
     /// among them, and Foundation then waits for it to exit on the thread that reaps every other child.
-    func startActivator(environment: [String: String]? = nil) throws -> Started {
+    func startActivator(environment: [String: String]? = nil, alsoListeningOn extra: [String] = []) throws -> Started {
         let activator = try requireTool("systemd-socket-activate", package: "systemd")
         try FileManager.default.createDirectory(atPath: desktop.home + "/runtime/pasteboard", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let passed = ["DISPLAY", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "HOME"].flatMap { ["-E", $0] }
         let (readEnd, writeEnd) = try FileDescriptor.pipe()
         // Its standard error (where it and pasteboardd log) into the pipe, through a shell that execs it.
-        let pid = try ChildProcess.spawn(argv: ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", activator, "-l", socketPath] + passed + [desktop.pasteboardd],
+        let pid = try ChildProcess.spawn(argv: ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", activator, "-l", socketPath] + extra.flatMap { ["-l", $0] } + passed + [desktop.pasteboardd],
                                          environment: environment ?? desktop.environment, stdout: writeEnd)
         try writeEnd.close()
         var status: Int32?
@@ -107,6 +107,24 @@ final class ActivationTests: DesktopTestCase {
         XCTAssertEqual(activator.stop(), 0)
         XCTAssertEqual(try FileSystem.status(socketPath, followSymbolicLinks: false).kind, .socket,
                        "the socket file is the service manager's: left for it to listen on again")
+    }
+
+    func testBothSocketsArePassedAndTheFirstPbThroughTheRemoteOneStartsIt() throws {
+        let remoteSocket = desktop.home + "/runtime/pasteboard/remote.sock"
+        let activator = try startActivator(alsoListeningOn: [remoteSocket])
+        var environment = desktop.environment
+        environment.removeValue(forKey: "DISPLAY")
+        environment["PASTEBOARD_SOCKET"] = remoteSocket
+        let through = Runner(environment: environment)
+        let copied = try through.run(desktop.pb, ["copy", "started through the remote socket"])
+        XCTAssertEqual(copied.status, 0, copied.stderr)
+        XCTAssertEqual(activator.command, "pasteboardd")
+        _ = try activator.waitForLine(containing: "listening on the remote socket the service manager passed (\(remoteSocket))")
+        XCTAssertEqual(try pb("paste").text, "started through the remote socket", "served at home through the control socket")
+        let history = try through.run(desktop.pb, ["history"])
+        XCTAssertEqual(history.status, 1, "the remote socket is the restricted one")
+        XCTAssertTrue(history.stderr.contains("not available through the remote socket"), history.stderr)
+        XCTAssertEqual(activator.stop(), 0)
     }
 
     func testPasteboarddStartedPlainlyStillBindsItsOwnSocket() throws {
