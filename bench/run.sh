@@ -6,7 +6,7 @@
 # a 10 MiB HTML snapshot, takeover after the owner exits, idle). Run it as `make bench` (builds the
 # release binaries first), or directly:
 #   PB_BIN_DIR=<dir with pasteboardd and pb> bench/run.sh
-# Prints a markdown report and writes it to bench/results/latest.md. About 6 minutes; every wait is
+# Prints a markdown report and writes it to bench/results/latest.md. About 8 minutes; every wait is
 # bounded, every process started is stopped by its PID.
 #
 # Knobs (environment): PB_BENCH_ROUNDTRIPS (300), PB_BENCH_REPS (3), PB_BENCH_BULK_MIB (64),
