@@ -6,13 +6,15 @@
 # a 10 MiB HTML snapshot, takeover after the owner exits, idle). Run it as `make bench` (builds the
 # release binaries first), or directly:
 #   PB_BIN_DIR=<dir with pasteboardd and pb> bench/run.sh
-# Prints a markdown report and writes it to bench/results/latest.md. About 6 minutes; every wait is
+# Prints a markdown report and writes it to bench/results/latest.md. About 8 minutes; every wait is
 # bounded, every process started is stopped by its PID.
 #
 # Knobs (environment): PB_BENCH_ROUNDTRIPS (300), PB_BENCH_REPS (3), PB_BENCH_BULK_MIB (64),
 # PB_BENCH_HUGE_MIB (256; 0 skips that row), PB_BENCH_IDLE_SECONDS (60), PB_BENCH_STARTUP_RUNS (100),
 # PB_BENCH_CHANGES (20: ownership changes for detection and takeover), PB_BENCH_HTML_MIB (10),
-# PB_BENCH_MANAGERS ("copyq parcellite clipit"; a missing one is reported as n/a),
+# PB_BENCH_MANAGERS ("copyq parcellite clipit"; a missing one is reported as n/a), PB_BENCH_KEEP_COPIES (6: HTML
+# copies in a row for the keeping rows), PB_BENCH_PICTURE_MIB (50), PB_BENCH_HISTORY_COPIES (20) of
+# PB_BENCH_HISTORY_MIB (20) MiB pictures,
 # PB_BENCH_OUT (bench/results/latest.md), PB_BENCH_TREE (what the report names as the binaries' source tree;
 # default: this checkout's commit, flagged when Sources has uncommitted changes),
 # PB_BENCH_KEEP=DIR (copy the scratch directory with raw results and logs there before removing it).
@@ -29,6 +31,10 @@ HUGE_MIB=${PB_BENCH_HUGE_MIB:-256}
 CHANGES=${PB_BENCH_CHANGES:-20}
 HTML_MIB=${PB_BENCH_HTML_MIB:-10}
 MANAGERS=${PB_BENCH_MANAGERS-copyq parcellite clipit}
+KEEP_COPIES=${PB_BENCH_KEEP_COPIES:-6}
+PICTURE_MIB=${PB_BENCH_PICTURE_MIB:-50}
+HISTORY_COPIES=${PB_BENCH_HISTORY_COPIES:-20}
+HISTORY_MIB=${PB_BENCH_HISTORY_MIB:-20}
 OUT=${PB_BENCH_OUT:-$here/results/latest.md}
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -284,7 +290,19 @@ tree_sample() { # pids... -> "cpu-ticks context-switches VmRSS-kB Pss-kB", summe
   done
   echo "$t $w $r $s"
 }
-tree_hwm() { local p x h=0; for p in "$@"; do x=$(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null); h=$((h + ${x:-0})); done; echo "$h"; }
+tree_hwm() { local p x h=0; for p in "$@"; do x=$(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null || true); h=$((h + ${x:-0})); done; echo "$h"; }
+# CPU in ns from the scheduler's own accounting of every thread (/proc/PID/task/*/schedstat, first field), not
+# utime/stime's 10 ms ticks.
+tree_cpu_ns() { local p x s=0; for p in "$@"; do x=$(cat /proc/"$p"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%d", s}' || true); s=$((s + ${x:-0})); done; echo "$s"; }
+tree_mem() { # pids -> "RssAnon-kB VmRSS-kB", summed
+  local p a=0 r=0 x
+  for p in "$@"; do
+    # A helper may exit between listing and reading (awk then fails): it counts as nothing.
+    x=$(awk '/^RssAnon:/ {print $2}' "/proc/$p/status" 2>/dev/null || true); a=$((a + ${x:-0}))
+    x=$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null || true); r=$((r + ${x:-0}))
+  done
+  echo "$a $r"
+}
 
 declare -A MGR_PID MGR_HOLDER
 mgr_cmd() { # name -> the command, or nothing when it is not installed
@@ -337,10 +355,12 @@ measure_latency() { # name display: change detection, then takeover after the ow
   DISPLAY=$display timeout 300 "$OWN" takeover "$CHANGES" >"$res/takeover.$name.json" 2>"$res/takeover.$name.err" || true
 }
 html_run() { # name display pid rep: one HTML copy; 1 when the manager did not read text/html
-  local name=$1 display=$2 pid=$3 rep=$4 f before c
+  local name=$1 display=$2 pid=$3 rep=$4 f before c cpu0
   f=$(html_for "$name-$rep")
   # shellcheck disable=SC2046
   before=$(tree_sample $(tree_of "$pid"))
+  # shellcheck disable=SC2046
+  cpu0=$(tree_cpu_ns $(tree_of "$pid"))
   for c in $(tree_of "$pid"); do echo 5 >"/proc/$c/clear_refs" 2>/dev/null || true; done  # VmHWM := VmRSS
   # A manager that never asks for text/html is given 5 s, then reported as not reading it.
   DISPLAY=$display PB_OWNER_DEBUG=1 PB_OWNER_TIMEOUT_MS=$([ "$name" = pasteboardd ] && echo 20000 || echo 5000) \
@@ -349,6 +369,8 @@ html_run() { # name display pid rep: one HTML copy; 1 when the manager did not r
   echo "$before" >"$res/html.$name.$rep.before"
   # shellcheck disable=SC2046
   echo "$(tree_sample $(tree_of "$pid")) $(tree_hwm $(tree_of "$pid"))" >"$res/html.$name.$rep.after"
+  # shellcheck disable=SC2046
+  echo $(( $(tree_cpu_ns $(tree_of "$pid")) - cpu0 )) >"$res/html.$name.$rep.cpu_ns"
   rm -f "$f"
   ! grep -q '"complete_transfers": 0' "$res/html.$name.$rep.json" 2>/dev/null
 }
@@ -378,17 +400,16 @@ for m in $MANAGERS; do
   MGR_HOLDER[$m]=$OWNER_PID
 done
 
-# pasteboardd, configured to keep a 10 MiB HTML copy (the default maxTextBytes, 8 MiB, skips it). Each
-# HTML run has a fresh daemon holding only a short text, so its memory figure is what one snapshot costs.
-pb_config='{"maxTextBytes": 33554432}'
-start_pasteboardd "$DISPLAY_A" "$pb_config"
+# pasteboardd with its default configuration. Each HTML run has a fresh daemon holding only a short text, so
+# its memory figure is what one snapshot costs.
+start_pasteboardd "$DISPLAY_A"
 DISPLAY=$DISPLAY_A timeout 30 "$OWN" ready 20000 || die "pasteboardd did not read the clipboard"
 measure_latency pasteboardd "$DISPLAY_A"
 stop_owner "$PBD_PID" "$DISPLAY_A"
 note "pasteboardd: ${HTML_MIB} MiB HTML snapshot"
 kept=0
 for rep in $(seq 1 "$REPS"); do
-  start_pasteboardd "$DISPLAY_A" "$pb_config"
+  start_pasteboardd "$DISPLAY_A"
   DISPLAY=$DISPLAY_A timeout 30 "$OWN" ready 20000 || die "pasteboardd did not read the clipboard"
   html_run pasteboardd "$DISPLAY_A" "$PBD_PID" "$rep" || true
   # Did it keep the snapshot? (a text/html entry in its history)
@@ -405,7 +426,6 @@ for rep in $(seq 1 "$REPS"); do
     >"$res/html.xclip-o.$rep.json" 2>"$res/html.xclip-o.$rep.err" || true
   rm -f "$f"
 done
-rm -f "$htmlfile"
 
 # ---------------------------------------------------------------------------------------------------
 # 4: start-up of a paste command, spawned 100 times each, pasteboardd owning a short text
@@ -507,6 +527,87 @@ for m in $MANAGERS; do
 done
 
 # ---------------------------------------------------------------------------------------------------
+# 8: keeping. What holding copies costs, side by side: a fresh pasteboardd (default configuration) on display
+# A, each manager started afresh on its own display. The C owner offers each copy (a new one each time) and
+# exits once it was read; then: KEEP_COPIES HTML copies in a row (CPU from schedstat per copy, and its peak: VmHWM
+# over the fresh reader's VmRSS, since in a row the copy before is given up while the next comes),
+# memory while holding the last, a PICTURE_MIB MiB image/png, memory holding it, a short text that replaces it,
+# memory then, and HISTORY_COPIES pictures of HISTORY_MIB MiB in a row, memory after (history on: the default).
+
+picfile="$work/picture.png"
+keep_offer() { # display file type json: the owner offers file as type and exits once it was read
+  # HTML comes with a one-line text beside it, as a browser offers it (CopyQ reads no HTML-only copy).
+  DISPLAY=$1 PB_OWNER_TYPE=$3 PB_OWNER_HTML_TEXT=$([ "$3" = text/html ] && echo 1) PB_OWNER_TIMEOUT_MS=$KEEP_TIMEOUT_MS \
+    timeout 120 "$OWN" html "$2" >"$4" 2>/dev/null || true
+  ! grep -q '"complete_transfers": 0' "$4" 2>/dev/null && [ -s "$4" ]
+}
+keep_run() { # name display pid
+  local name=$1 display=$2 pid=$3 n f c0 rss0 tree
+  # shellcheck disable=SC2046
+  tree_mem $(tree_of "$pid") >"$res/keep.$name.fresh"
+  rss0=$(cut -d' ' -f2 "$res/keep.$name.fresh")
+  for n in $(seq 1 "$KEEP_COPIES"); do
+    f=$(html_for "keep-$name-$n")
+    tree=$(tree_of "$pid")
+    for c in $tree; do echo 5 >"/proc/$c/clear_refs" 2>/dev/null || true; done
+    # shellcheck disable=SC2086
+    c0=$(tree_cpu_ns $tree)
+    keep_offer "$display" "$f" text/html "$res/keep.$name.html.$n.json" || { rm -f "$f"; break; }
+    sleep 1   # storing it counts
+    tree=$(tree_of "$pid")
+    # shellcheck disable=SC2086
+    echo "$(( $(tree_cpu_ns $tree) - c0 )) $(( $(tree_hwm $tree) - rss0 ))" >"$res/keep.$name.html.$n"
+    rm -f "$f"
+  done
+  # shellcheck disable=SC2046
+  tree_mem $(tree_of "$pid") >"$res/keep.$name.holding-html"
+  python3 "$here/tools/gen-png.py" "$picfile" "$PICTURE_MIB" 1
+  if keep_offer "$display" "$picfile" image/png "$res/keep.$name.picture.json"; then
+    sleep 1
+    # shellcheck disable=SC2046
+    tree_mem $(tree_of "$pid") >"$res/keep.$name.holding-picture"
+  fi
+  start_owner "$display" "$small" xclip -i -quiet -selection clipboard
+  sleep 2
+  # shellcheck disable=SC2046
+  tree_mem $(tree_of "$pid") >"$res/keep.$name.replaced"
+  stop_pid "$OWNER_PID"
+  local read=0
+  for n in $(seq 1 "$HISTORY_COPIES"); do
+    python3 "$here/tools/gen-png.py" "$picfile" "$HISTORY_MIB" "$((n + 1))"
+    keep_offer "$display" "$picfile" image/png "$res/keep.$name.history.$n.json" && read=$((read + 1))
+    [ "$read" -gt 0 ] || break   # one that did not read the first picture is not offered the others
+  done
+  echo "$read" >"$res/keep.$name.history-read"
+  if [ "$read" -gt 0 ]; then
+    sleep 1
+    # shellcheck disable=SC2046
+    tree_mem $(tree_of "$pid") >"$res/keep.$name.history"
+  fi
+  rm -f "$picfile"
+}
+
+note "keeping: pasteboardd"
+KEEP_TIMEOUT_MS=20000
+start_pasteboardd "$DISPLAY_A"
+DISPLAY=$DISPLAY_A timeout 30 "$OWN" ready 20000 || die "pasteboardd did not read the clipboard"
+keep_run pasteboardd "$DISPLAY_A" "$PBD_PID"
+stop_pid "$PBD_PID"
+KEEP_TIMEOUT_MS=5000   # a manager that does not read a type in 5 s is reported as not reading it
+i=0
+for m in $MANAGERS; do
+  d=${mgr_displays[$i]:-}
+  i=$((i + 1))
+  [ -n "$d" ] && [ ! -e "$res/mgr.$m.na" ] || continue
+  note "keeping: $m"
+  rm -rf "$work/home-$m"   # a fresh history
+  start_manager "$m" "$d" || { note "$m: $(cat "$res/mgr.$m.na")"; mv "$res/mgr.$m.na" "$res/keep.$m.na"; continue; }
+  keep_run "$m" "$d" "${MGR_PID[$m]}"
+  stop_manager "$m"
+done
+rm -f "$htmlfile"
+
+# ---------------------------------------------------------------------------------------------------
 # Report
 
 built=$(date -u -r "$bin/pasteboardd" '+%Y-%m-%d %H:%M UTC')
@@ -514,7 +615,8 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 mkdir -p "$(dirname "$OUT")"
 RES="$res" BULK_MIB="$BULK_MIB" REPS="$REPS" ROUNDTRIPS="$ROUNDTRIPS" IDLE_SECONDS="$IDLE_SECONDS" \
 STARTUP_RUNS="$STARTUP_RUNS" HUGE_MIB="$HUGE_MIB" SHA_HUGE="${sha_huge:-}" CHANGES="$CHANGES" HTML_MIB="$HTML_MIB" \
-MANAGERS="$MANAGERS" PB_BUILT="$built" SHA_BIN="$sha_bin" SHA_TEXT="$sha_text" CPU_MODEL="$cpu_model" \
+MANAGERS="$MANAGERS" KEEP_COPIES="$KEEP_COPIES" PICTURE_MIB="$PICTURE_MIB" HISTORY_COPIES="$HISTORY_COPIES" \
+HISTORY_MIB="$HISTORY_MIB" PB_BUILT="$built" SHA_BIN="$sha_bin" SHA_TEXT="$sha_text" CPU_MODEL="$cpu_model" \
 NPROC="$(nproc)" LOADAVG="$(cut -d' ' -f1-3 /proc/loadavg)" LOAD_START="$LOAD_START" KERNEL="$(uname -r)" \
 XVFB_VERSION="$(dpkg-query -W -f='${Version}' xvfb 2>/dev/null || echo '?')" \
 XCLIP_VERSION="$(xclip -version 2>&1 | awk '{print $3; exit}')" \
@@ -764,10 +866,10 @@ p("")
 p(f"The C owner (`owner html FILE`) offers {html_mib} MiB of generated HTML as `text/html` only (TARGETS, "
   "TIMESTAMP, text/html; INCR in 1 MiB chunks with the size in the INCR property), a different comment at "
   "the end each time. Time = from XSetSelectionOwner to the last chunk of the first complete transfer "
-  "being taken. CPU = the manager's utime+stime (its process tree) from just before the copy until 1 s "
+  "being taken. CPU = what the scheduler accounted to every thread of the manager's process tree "
+  "(/proc/PID/task/*/schedstat, ns) from just before the copy until 1 s "
   "after the owner is done (so storing the snapshot counts); peak = VmHWM after, minus VmRSS before "
-  "(VmHWM reset through /proc/PID/clear_refs). pasteboardd runs with `maxTextBytes` 32 MiB: its default "
-  "(8 MiB) skips a 10 MiB target (it drains it and keeps nothing). The anchor `xclip -o -t text/html` "
+  "(VmHWM reset through /proc/PID/clear_refs). pasteboardd runs with its default configuration. The anchor `xclip -o -t text/html` "
   "is run by the owner itself (no manager on that display): its time is from ownership to its last "
   "chunk, its CPU and peak RSS from wait4(). Median over the runs.")
 p("")
@@ -783,7 +885,8 @@ def html_runs(m):
         if m == "xclip-o":
             cpu, hwm = j.get("cmd_cpu_s", 0) * 1000, j.get("cmd_maxrss_kb", 0) / 1024
         elif len(b) == 4 and len(a) == 5:
-            cpu = (int(a[0]) - int(b[0])) * 1000 / tck
+            ns = text(f"html.{m}.{r}.cpu_ns")
+            cpu = int(ns) / 1e6 if ns else (int(a[0]) - int(b[0])) * 1000 / tck
             hwm = (int(a[4]) - int(b[2])) / 1024
         asked = sorted(set(re.findall(r"request (\S+) from", text(f"html.{m}.{r}.err"))))
         runs.append((j, cpu, hwm, asked))
@@ -929,6 +1032,70 @@ for name in ("pb paste", "xclip -o -selection clipboard", "xsel -b -o"):
       f"{ratio(v[0], xs[0] if xs else None, True)} |")
 p("")
 
+# 8. Keeping
+kc, pic_mib, hc, hmib = int(os.environ["KEEP_COPIES"]), int(os.environ["PICTURE_MIB"]), int(os.environ["HISTORY_COPIES"]), int(os.environ["HISTORY_MIB"])
+html_bytes = (load("html.xclip-o.1.json") or {}).get("bytes") or html_mib << 20
+p("## 8. Keeping")
+p("")
+p(f"What holding copies costs. A fresh pasteboardd (default configuration: history on, on disk) and each manager "
+  f"started afresh with an empty history, each on its own Xvfb. The C owner offers every copy (a new one each time: "
+  f"`owner html FILE` with a one-line text beside the HTML as a browser offers it, `PB_OWNER_TYPE=image/png` for "
+  f"pictures, 1 MiB INCR chunks) and exits once it was read. "
+  f"In turn: {kc} {html_mib} MiB HTML copies in a row — CPU per copy from the scheduler's accounting of every thread "
+  f"(/proc/PID/task/*/schedstat, ns) from just before the copy until 1 s after the owner is done, peak = VmHWM during "
+  f"the copy minus the fresh reader's VmRSS (in a row, the copy before is given up as the next comes) —; anonymous memory (RssAnon) holding the last; a {pic_mib} MiB image/png (random pixels, stored); "
+  f"RssAnon holding it; a short text (xclip -i) that replaces it, RssAnon 2 s later; then {hc} pictures of {hmib} MiB in "
+  f"a row, VmRSS after. Memory is summed over the process tree (CopyQ runs helpers). \"Steady state\" = the median of "
+  f"copies 2–{kc}; the anchor for CPU is `xclip -o -t text/html` reading the same HTML (section 5, wait4's CPU).")
+p("")
+
+def kmem(m, what):
+    v = text(f"keep.{m}.{what}").split()
+    return (int(v[0]) / 1024, int(v[1]) / 1024) if len(v) == 2 else None
+
+keep = {}
+for m in ["pasteboardd"] + managers:
+    why = text(f"keep.{m}.na") or (na(m) if m != "pasteboardd" else "")
+    runs = []
+    for n in range(1, kc + 1):
+        v = text(f"keep.{m}.html.{n}").split()
+        if len(v) == 2:
+            runs.append((int(v[0]) / 1e6, int(v[1]) / 1024))
+    keep[m] = {"na": why, "runs": runs, "fresh": kmem(m, "fresh"), "html": kmem(m, "holding-html") if runs else None,
+               "picture": kmem(m, "holding-picture"), "replaced": kmem(m, "replaced"),
+               "history": kmem(m, "history"), "history_read": int(text(f"keep.{m}.history-read", "0") or 0)}
+    k = keep[m]
+    k["first"] = runs[0][0] if runs else None
+    k["steady"] = med([r[0] for r in runs[1:]]) if len(runs) > 1 else None
+    k["peak_first"] = runs[0][1] if runs else None
+    k["peak_steady"] = med([r[1] for r in runs[1:]]) if len(runs) > 1 else None
+p("| reader | HTML copies read | CPU per copy (ms), 1st … last | peak over fresh VmRSS (MiB), 1st / steady | RssAnon holding the HTML (MiB, ÷ content) | "
+  f"holding {pic_mib} MiB picture (MiB, ÷ content) | after the short text (MiB, ÷ fresh) | VmRSS after {hc} × {hmib} MiB pictures (MiB, ÷ fresh) |")
+p("|---|---|---|---|---|---|---|---|")
+def div(a, b):
+    return "n/a" if a is None or not b else f"{a:,.1f} ({a / b:.2f}×)"
+for m, k in keep.items():
+    label = f"{m} {version(m)}"
+    if k["na"]:
+        p(f"| {label} | n/a — {k['na']} | | | | | | |")
+        continue
+    runs = k["runs"]
+    cpus = " / ".join(f"{r[0]:.1f}" for r in runs) or "never read text/html"
+    fresh_anon, fresh_rss = k["fresh"] or (None, None)
+    pictxt = div(k["picture"] and k["picture"][0], pic_mib) if k["picture"] else "never read image/png"
+    histtxt = (div(k["history"] and k["history"][1], fresh_rss) + (f", read {k['history_read']} of {hc}" if k["history_read"] < hc else "")) if k["history"] else "never read image/png"
+    p(f"| {label} | {len(runs)} of {kc} | {cpus} | {f(k['peak_first'], 1)} / {f(k['peak_steady'], 1)} | "
+      f"{div(k['html'] and k['html'][0], html_bytes / (1 << 20)) if k['html'] else 'n/a'} | {pictxt} | "
+      f"{div(k['replaced'] and k['replaced'][0], fresh_anon)} | {histtxt} |")
+p("")
+xo_cpu = (html.get("xclip-o") or {}).get("cpu")
+pk = keep["pasteboardd"]
+p(f"pasteboardd, keeping one {html_mib} MiB HTML copy: first copy {f(pk['first'], 1)} ms, steady state {f(pk['steady'], 1)} ms of CPU "
+  f"against {f(xo_cpu, 1)} ms for `xclip -o` reading it ({ratio(pk['first'], xo_cpu, True)} and {ratio(pk['steady'], xo_cpu, True)}; "
+  f"the aim ≤ 1.5× both); peak {f(pk['peak_first'], 1)} / {f(pk['peak_steady'], 1)} MiB, "
+  f"{f(pk['peak_first'] and pk['peak_first'] / (html_bytes / (1 << 20)), 2)}× / {f(pk['peak_steady'] and pk['peak_steady'] / (html_bytes / (1 << 20)), 2)}× the content (aim ≤ 1.2×).")
+p("")
+
 def yn(c):
     return "n/a" if c is None else ("yes" if c else "**no**")
 # Every row against its anchor
@@ -945,6 +1112,7 @@ WHY = {
     "bulk": "every byte crosses the X server twice through serial INCR; the daemon's CPU is about xclip's, the X server's is the rest",
     "detect": "the daemon publishes the count, then asks the new owner for TARGETS: two X round trips before the text is read",
     "snap": "the daemon keeps what it read: the 10 MiB are written once (the history entry, clipboard.archive a hard link to it, on the writer thread, with fsync) and digested for de-duplication; xclip -o only writes them out",
+    "keepmem": "pasteboardd holds the content it serves in memory (part 2 of issue 25, serving it from its file, is open)",
     "snapmem": "the daemon keeps the 10 MiB content (the writer thread saves it from the content's own arrays); xclip -o holds only what it is writing out",
     "takeover": "the daemon handles the events already received, re-checks the owner and claims the clipboard as of the vanished owner's selection time, so a destroy-then-own successor still wins",
     "idlerss": "a Swift binary (static stdlib) touches more pages than a small C tool",
@@ -983,6 +1151,18 @@ ph, xh = html.get("pasteboardd") or {}, html.get("xclip-o") or {}
 row(f"{html_mib} MiB HTML snapshot, time", ph.get("t"), "xclip -o", xh.get("t"), True, "ms", WHY["snap"], lambda v: f"{v / 1000:,.1f}")
 row(f"{html_mib} MiB HTML snapshot, CPU", ph.get("cpu"), "xclip -o", xh.get("cpu"), True, "ms", WHY["snap"], lambda v: f"{v:,.0f}")
 row(f"{html_mib} MiB HTML snapshot, peak memory", ph.get("hwm"), "xclip -o", xh.get("hwm"), True, "MiB", WHY["snapmem"], lambda v: f"{v:,.1f}")
+row(f"keeping a {html_mib} MiB HTML copy, CPU, first copy", pk["first"], "xclip -o", xo_cpu, True, "ms", WHY["snap"], lambda v: f"{v:,.1f}")
+row(f"keeping a {html_mib} MiB HTML copy, CPU, steady state (copies 2–{kc})", pk["steady"], "xclip -o", xo_cpu, True, "ms", WHY["snap"], lambda v: f"{v:,.1f}")
+for what, label, unit_of in (("html", f"RssAnon holding the {html_mib} MiB HTML", 0), ("picture", f"RssAnon holding the {pic_mib} MiB picture", 0),
+                             ("replaced", "RssAnon after a short text replaced them", 0), ("history", f"VmRSS after {hc} × {hmib} MiB pictures", 1)):
+    for m in managers:
+        km = keep.get(m) or {}
+        if km.get("na"):
+            continue
+        if km.get(what) is None:
+            p(f"| {label} | {f(pk[what] and pk[what][unit_of], 1)} MiB | {m} | does not read it | n/a | yes (it keeps nothing) | |")
+        else:
+            row(label, pk[what] and pk[what][unit_of], m, km[what][unit_of], True, "MiB", WHY["keepmem"], lambda v: f"{v:,.1f}")
 for m in managers:
     if not na(m) and html.get(m) is None:
         p(f"| {html_mib} MiB HTML snapshot | {ms(ph.get('t'), 1)} ms | {m} | never read text/html | n/a | yes (it keeps nothing) | |")

@@ -214,23 +214,39 @@ final class HistoryStore {
         enforceLimits()
     }
 
-    /// A 64-bit digest of every type and byte, for de-duplication: FNV-1a's prime over 8-byte words (a
-    /// byte at a time cost a 10 MiB copy 20 ms), the tail and each length mixed in so that moving bytes
-    /// between representations changes it. Not cryptographic: two different contents share a digest with a
-    /// chance of about 2^-64, and the newer would then not be recorded as a new entry.
+    /// A 64-bit digest of every type and byte, for de-duplication: FNV-1a's prime over 8-byte words in four
+    /// lanes (the words of each 32-byte block go one to each lane, so four multiplications run at once: one
+    /// chain cost a 10 MiB copy 3.6 ms of the loop in perf's samples, four 2.3 ms, most of it now waiting for
+    /// the bytes to come from memory), the lanes, the words left, the tail
+    /// and each length then mixed into one, so that moving bytes between representations changes it. Not
+    /// cryptographic: two different contents share a digest with a chance of about 2^-64, and the newer
+    /// would then not be recorded as a new entry. (Digests written before the lanes differ from today's: a
+    /// first copy equal to the newest entry of an older version's history is recorded once more.)
     static func digest(of content: PasteboardContent) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ word: UInt64) {
-            hash = (hash ^ word) &* 0x100_0000_01b3
-            hash ^= hash >> 32
+        @inline(__always) func step(_ lane: inout UInt64, _ word: UInt64) {
+            lane = (lane ^ word) &* 0x100_0000_01b3
+            lane ^= lane >> 32
         }
         func mix(_ bytes: UnsafeRawBufferPointer) {
+            let blocks = bytes.count / 32
+            if blocks > 0 {
+                var a = hash, b = hash ^ 1, c = hash ^ 2, d = hash ^ 3
+                for block in 0..<blocks {
+                    let offset = block * 32
+                    step(&a, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    step(&b, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                    step(&c, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                    step(&d, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+                }
+                step(&hash, a); step(&hash, b); step(&hash, c); step(&hash, d)
+            }
             let words = bytes.count / 8
-            for index in 0..<words { mix(bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+            for index in (blocks * 4)..<words { step(&hash, bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
             var tail: UInt64 = 0
             for byte in bytes[(words * 8)...].reversed() { tail = tail << 8 | UInt64(byte) }
-            mix(tail)
-            mix(UInt64(bytes.count))
+            step(&hash, tail)
+            step(&hash, UInt64(bytes.count))
         }
         for item in content.items {
             for representation in item.representations {

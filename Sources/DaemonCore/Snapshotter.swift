@@ -261,9 +261,9 @@ final class Snapshotter {
         var step = first
         while true {
             switch step {
-            case .readProperty(let maximumBytes):
-                step = snapshot.read.replyRead(x.getProperty(snapshot.window, snapshot.read.replyProperty,
-                                                            delete: true, maximumBytes: maximumBytes))
+            case .readProperty(let offset, let maximumBytes):
+                step = x.withProperty(snapshot.window, snapshot.read.replyProperty, offset: offset, delete: true,
+                                      maximumBytes: maximumBytes) { snapshot.read.replyRead($0, bytes: $1) }
                 continue
             case .deleteProperty:
                 x.deleteProperty(snapshot.window, snapshot.read.replyProperty)

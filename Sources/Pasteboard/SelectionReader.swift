@@ -122,8 +122,9 @@ public final class SelectionReader {
             }
             while true {
                 switch step {
-                case .readProperty(let maximumBytes):
-                    step = read.replyRead(x.getProperty(window, read.replyProperty, delete: true, maximumBytes: maximumBytes))
+                case .readProperty(let offset, let maximumBytes):
+                    step = x.withProperty(window, read.replyProperty, offset: offset, delete: true,
+                                          maximumBytes: maximumBytes) { read.replyRead($0, bytes: $1) }
                     continue
                 case .deleteProperty:
                     x.deleteProperty(window, read.replyProperty)

@@ -95,6 +95,11 @@ public struct IncrReceive: Sendable {
     }
 
     public mutating func receive(type chunkType: Atom, bytes: [UInt8]) -> Outcome {
+        bytes.withUnsafeBytes { receive(type: chunkType, bytes: $0) }
+    }
+
+    /// `receive` of a chunk where it was read (the X door's buffer): copied once, to the end of `data`.
+    public mutating func receive(type chunkType: Atom, bytes: UnsafeRawBufferPointer) -> Outcome {
         if bytes.isEmpty { return .complete }
         if let type, type != chunkType { return .typeMismatch }
         type = chunkType

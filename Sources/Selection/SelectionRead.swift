@@ -41,8 +41,9 @@ public enum SelectionReadFailure: Error, Equatable, Sendable, CustomStringConver
 public struct SelectionRead: Sendable {
     /// What the driver does next.
     public enum Step: Equatable, Sendable {
-        /// Read the reply property with delete, at most this many bytes (`XGetWindowProperty`).
-        case readProperty(maximumBytes: Int)
+        /// Read the reply property with delete, at most `maximumBytes` of it from byte `offset` on (a multiple
+        /// of 4; `XGetWindowProperty`, which deletes it once the read reaches its end).
+        case readProperty(offset: Int = 0, maximumBytes: Int)
         /// Delete the reply property (a value over the cap, not read), then the read is finished.
         case deleteProperty
         /// Wait for the next event (an INCR chunk's PropertyNotify); restart the owner's timer.
@@ -67,19 +68,24 @@ public struct SelectionRead: Sendable {
     /// The property the requestor asked the owner to use.
     public let property: Atom
     public let cap: Int
-    /// The largest INCR chunk read at once.
+    /// The most of an INCR chunk read at once (a multiple of 4): a larger chunk is read in pieces, each a
+    /// round trip, so that the X library's two buffers for a reply (the connection's and the property's)
+    /// stay this small — owners send chunks of 1 MiB or more, which held 2 MiB beside the data.
     public let chunkReadLimit: Int
+    /// How much of the current INCR chunk was read.
+    private var chunkOffset = 0
     public private(set) var phase: Phase = .asking
     private var receive: IncrReceive
     /// The property the reply came in (the owner may name another than the one asked for).
     public private(set) var replyProperty: Atom
     private let incrAtom: Atom
 
-    public init(target: Atom, property: Atom, cap: Int, incrAtom: Atom, chunkReadLimit: Int = 16 << 20) {
+    public init(target: Atom, property: Atom, cap: Int, incrAtom: Atom, chunkReadLimit: Int = 256 << 10) {
         self.target = target
         self.property = property
         self.cap = max(cap, 0)
         self.incrAtom = incrAtom
+        precondition(chunkReadLimit > 0 && chunkReadLimit % 4 == 0, "pieces are read in 32-bit units")
         self.chunkReadLimit = chunkReadLimit
         replyProperty = property
         receive = IncrReceive(cap: 0)
@@ -107,6 +113,14 @@ public struct SelectionRead: Sendable {
 
     /// The reply property as read (with delete) after `readProperty`.
     public mutating func replyRead(_ read: PropertyRead) -> Step {
+        guard let value = read.value, let bytes = value.bytes else { return replyRead(read, bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
+        let bare = PropertyRead(value: PropertyValue(type: value.type, bytes: []), bytesAfter: read.bytesAfter)
+        return bytes.withUnsafeBytes { replyRead(bare, bytes: $0) }
+    }
+
+    /// `replyRead` in `XDisplay.withProperty`'s form: format-8 data in `bytes` (valid during the call), not in
+    /// the value. An INCR chunk goes from there to the end of the transfer's data: one copy.
+    public mutating func replyRead(_ read: PropertyRead, bytes: UnsafeRawBufferPointer) -> Step {
         switch phase {
         case .readingReply:
             guard let value = read.value else { return finish(.failure(.refused)) }
@@ -121,13 +135,14 @@ public struct SelectionRead: Sendable {
                 }
                 return .wait
             }
-            if read.bytesAfter > 0 || value.byteCount > cap {
+            let byteCount = value.format == 8 ? bytes.count : value.byteCount
+            if read.bytesAfter > 0 || byteCount > cap {
                 phase = .finished
                 return .deleteProperty
             }
-            return finish(.success(value))
+            return finish(.success(value.format == 8 ? PropertyValue(type: value.type, bytes: Array(bytes)) : value))
         case .receiving, .draining:
-            return chunkRead(read)
+            return chunkRead(read, bytes: bytes)
         case .asking, .finished:
             return .wait
         }
@@ -138,34 +153,53 @@ public struct SelectionRead: Sendable {
 
     /// A PropertyNotify (new value) on the reply property during a transfer: read the chunk.
     public mutating func chunkArrived() -> Step {
-        isTransferring ? .readProperty(maximumBytes: chunkReadLimit) : .wait
+        guard isTransferring else { return .wait }
+        chunkOffset = 0
+        return .readProperty(maximumBytes: chunkReadLimit)
     }
 
-    private mutating func chunkRead(_ read: PropertyRead) -> Step {
-        guard let value = read.value else { return .wait }   // deleted before we read it: the next notify comes
-        if value.byteCount == 0 {
+    private mutating func chunkRead(_ read: PropertyRead, bytes: UnsafeRawBufferPointer) -> Step {
+        guard let value = read.value else {   // deleted before we read it: the next notify comes
+            chunkOffset = 0
+            return .wait
+        }
+        let byteCount = value.format == 8 ? bytes.count : value.byteCount
+        if chunkOffset == 0 && byteCount == 0 && read.bytesAfter == 0 {
             if case .draining(let failure) = phase { return finish(.failure(failure)) }
             let type = receive.type ?? value.type
             let data = receive.data
             receive = IncrReceive(cap: 0)
             return finish(.success(PropertyValue(type: type, bytes: data)))
         }
-        guard case .receiving = phase else { return .wait }
-        guard let bytes = value.bytes else {
-            // Keeping the other chunks would keep the target with a hole in it.
-            return drain(.malformed("a chunk came with format \(value.format), not 8"))
+        if case .receiving = phase {
+            guard value.format == 8 else {
+                // Keeping the other chunks would keep the target with a hole in it.
+                return drain(.malformed("a chunk came with format \(value.format), not 8"), reading: read, byteCount)
+            }
+            switch receive.receive(type: value.type, bytes: bytes) {
+            case .needMore, .complete: break
+            case .overCap: return drain(.tooLarge(cap: cap, size: nil), reading: read, byteCount)
+            case .typeMismatch: return drain(.malformed("a chunk changed the type"), reading: read, byteCount)
+            }
         }
-        switch receive.receive(type: value.type, bytes: bytes) {
-        case .needMore, .complete: return .wait
-        case .overCap: return drain(.tooLarge(cap: cap, size: nil))
-        case .typeMismatch: return drain(.malformed("a chunk changed the type"))
-        }
+        return nextPiece(after: read, byteCount)
     }
 
-    private mutating func drain(_ failure: SelectionReadFailure) -> Step {
+    /// After a piece of a chunk: the next piece while the chunk has more (read, so that it is deleted and the
+    /// owner goes on, drained or not), else wait for the next chunk.
+    private mutating func nextPiece(after read: PropertyRead, _ byteCount: Int) -> Step {
+        guard read.bytesAfter > 0 else {
+            chunkOffset = 0
+            return .wait
+        }
+        chunkOffset += byteCount
+        return .readProperty(offset: chunkOffset, maximumBytes: chunkReadLimit)
+    }
+
+    private mutating func drain(_ failure: SelectionReadFailure, reading read: PropertyRead, _ byteCount: Int) -> Step {
         receive = IncrReceive(cap: 0)
         phase = .draining(failure)
-        return .wait
+        return nextPiece(after: read, byteCount)
     }
 
     /// The owner was silent past the driver's timeout.

@@ -273,9 +273,19 @@ public final class XConnection: XDisplay {
         }
     }
 
-    /// Reads up to `maximumBytes` of a property, deleting it if `delete` and everything was read.
-    /// A round trip. The corresponding Xlib function is XGetWindowProperty.
-    public func getProperty(_ window: WindowID, _ property: Atom, delete: Bool, maximumBytes: Int) -> PropertyRead {
+    /// Reads up to `maximumBytes` of a property from byte `offset` on (a multiple of 4), deleting it if `delete`
+    /// and the read reached its end. A round trip. The corresponding Xlib function is XGetWindowProperty.
+    public func getProperty(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int) -> PropertyRead {
+        withProperty(window, property, offset: offset, delete: delete, maximumBytes: maximumBytes) { read, bytes in
+            guard let value = read.value, value.format == 8 else { return read }
+            return PropertyRead(value: PropertyValue(type: value.type, bytes: Array(bytes)), bytesAfter: read.bytesAfter)
+        }
+    }
+
+    /// `getProperty` with format-8 data handed to `body` in Xlib's own reply buffer, freed after the call.
+    /// The corresponding Xlib function is XGetWindowProperty.
+    public func withProperty<Result>(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int,
+                                     _ body: (PropertyRead, UnsafeRawBufferPointer) -> Result) -> Result {
         var actualType: CX11.Atom = 0
         var actualFormat: Int32 = 0
         var itemCount: UInt = 0
@@ -283,32 +293,32 @@ public final class XConnection: XDisplay {
         var data: UnsafeMutablePointer<UInt8>? = nil
         let longLength = (maximumBytes + 3) / 4
         let status = XGetWindowProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
-                                        0, longLength, delete ? 1 : 0, CX11.Atom(0) /* AnyPropertyType */,
+                                        offset / 4, longLength, delete ? 1 : 0, CX11.Atom(0) /* AnyPropertyType */,
                                         &actualType, &actualFormat, &itemCount, &bytesAfter, &data)
         defer { if let data { XFree(data) } }
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
         guard status == 0 /* Success */, actualType != 0 else {
-            return PropertyRead(value: nil, bytesAfter: 0)
+            return body(PropertyRead(value: nil, bytesAfter: 0), none)
         }
         let type = Atom(UInt32(truncatingIfNeeded: actualType))
         let count = Int(itemCount)
-        let items: PropertyValue.Items
+        let read = { (items: PropertyValue.Items) in PropertyRead(value: PropertyValue(type: type, items: items), bytesAfter: Int(bytesAfter)) }
         switch actualFormat {
         case 8:
-            items = .bytes(data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? [])
+            return body(read(.bytes([])), data.map { UnsafeRawBufferPointer(start: $0, count: count) } ?? none)
         case 16:
-            items = .shorts(data.map { raw in
+            return body(read(.shorts(data.map { raw in
                 raw.withMemoryRebound(to: CShort.self, capacity: count) { p in
                     (0..<count).map { UInt16(bitPattern: p[$0]) }
                 }
-            } ?? [])
+            } ?? [])), none)
         default:
-            items = .longs(data.map { raw in
+            return body(read(.longs(data.map { raw in
                 raw.withMemoryRebound(to: CLong.self, capacity: count) { p in
                     (0..<count).map { UInt32(truncatingIfNeeded: p[$0]) }
                 }
-            } ?? [])
+            } ?? [])), none)
         }
-        return PropertyRead(value: PropertyValue(type: type, items: items), bytesAfter: Int(bytesAfter))
     }
 
     /// The corresponding Xlib function is XDeleteProperty.

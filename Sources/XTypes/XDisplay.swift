@@ -73,8 +73,14 @@ public protocol XDisplay: AnyObject, CompoundTextCodec {
     func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue, mode: PropertyMode)
     /// Writes format-8 data straight from `bytes` (no copy is made first).
     func changeProperty(_ window: WindowID, _ property: Atom, type: Atom, bytes: UnsafeRawBufferPointer, mode: PropertyMode)
-    /// Reads up to `maximumBytes`, deleting the property if `delete` and everything was read. A round trip.
-    func getProperty(_ window: WindowID, _ property: Atom, delete: Bool, maximumBytes: Int) -> PropertyRead
+    /// Reads up to `maximumBytes` from byte `offset` on (a multiple of 4), deleting the property if `delete` and
+    /// the read reached its end. A round trip.
+    func getProperty(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int) -> PropertyRead
+    /// `getProperty` with format-8 data left where it was read: `body` gets the read, whose value (if any) then
+    /// has empty bytes, and the data, valid only during the call (for other formats the data is empty and the
+    /// value holds the items). A reader appending INCR chunks copies each once, not twice. A round trip.
+    func withProperty<Result>(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int,
+                              _ body: (PropertyRead, UnsafeRawBufferPointer) -> Result) -> Result
     func deleteProperty(_ window: WindowID, _ property: Atom)
 }
 
@@ -92,4 +98,18 @@ extension XDisplay {
     }
 
     public func createWindow() -> WindowID { createWindow(eventMask: [.propertyChange]) }
+
+    /// Reads up to `maximumBytes` from the start of the property.
+    public func getProperty(_ window: WindowID, _ property: Atom, delete: Bool, maximumBytes: Int) -> PropertyRead {
+        getProperty(window, property, offset: 0, delete: delete, maximumBytes: maximumBytes)
+    }
+
+    /// `withProperty` over `getProperty`, for displays that hold property values as arrays anyway (fakes).
+    public func withProperty<Result>(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int,
+                                     _ body: (PropertyRead, UnsafeRawBufferPointer) -> Result) -> Result {
+        var read = getProperty(window, property, offset: offset, delete: delete, maximumBytes: maximumBytes)
+        guard let value = read.value, let bytes = value.bytes else { return body(read, UnsafeRawBufferPointer(start: nil, count: 0)) }
+        read.value = PropertyValue(type: value.type, bytes: [])
+        return bytes.withUnsafeBytes { body(read, $0) }
+    }
 }

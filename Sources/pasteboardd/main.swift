@@ -24,6 +24,8 @@ case .success(.checkConfig):
         ProcessIdentity.exit(1)
     }
 case .success(.run(let options)):
+    // Large content and transfer buffers are mappings of their own, given back when freed (MemoryRelease).
+    MemoryRelease.holdLargeBlocksApart()
     if options.autostart, case .notNeeded(let reason) = Autostart.verdict(environment: Environment.all) {
         try? FileDescriptor.standardError.writeAll(Array("pasteboardd: not started: \(reason)\n".utf8))
         ProcessIdentity.exit(0)

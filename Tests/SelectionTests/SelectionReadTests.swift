@@ -46,6 +46,34 @@ final class SelectionReadTests: XCTestCase {
         XCTAssertEqual(read.replyRead(value([])), .finished(.success(PropertyValue(type: utf8, bytes: Array(1...10)))))
     }
 
+    func testAChunkLargerThanTheReadLimitIsReadInPiecesToItsEnd() {
+        var read = SelectionRead(target: target, property: property, cap: 100, incrAtom: incr, chunkReadLimit: 8)
+        _ = read.notified(property: reply)
+        _ = read.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [20]), bytesAfter: 0))
+        // A 20-byte chunk: 8 bytes and 12 after them, 8 and 4 after, then the last 4 (the server deletes it then).
+        XCTAssertEqual(read.chunkArrived(), .readProperty(offset: 0, maximumBytes: 8))
+        XCTAssertEqual(read.replyRead(PropertyRead(value: PropertyValue(type: utf8, bytes: Array(1...8)), bytesAfter: 12)),
+                       .readProperty(offset: 8, maximumBytes: 8))
+        XCTAssertEqual(read.replyRead(PropertyRead(value: PropertyValue(type: utf8, bytes: Array(9...16)), bytesAfter: 4)),
+                       .readProperty(offset: 16, maximumBytes: 8))
+        XCTAssertEqual(read.replyRead(value(Array(17...20))), .wait, "the chunk is whole: wait for the next")
+        XCTAssertEqual(read.chunkArrived(), .readProperty(offset: 0, maximumBytes: 8))
+        XCTAssertEqual(read.replyRead(value([])), .finished(.success(PropertyValue(type: utf8, bytes: Array(1...20)))))
+
+        // Drained, a chunk's pieces are read too: the property is deleted only when its end is read.
+        var drained = SelectionRead(target: target, property: property, cap: 4, incrAtom: incr, chunkReadLimit: 8)
+        _ = drained.notified(property: reply)
+        _ = drained.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [20]), bytesAfter: 0))
+        _ = drained.chunkArrived()
+        XCTAssertEqual(drained.replyRead(PropertyRead(value: PropertyValue(type: utf8, bytes: Array(1...8)), bytesAfter: 12)),
+                       .readProperty(offset: 8, maximumBytes: 8))
+        XCTAssertEqual(drained.replyRead(PropertyRead(value: PropertyValue(type: utf8, bytes: Array(9...16)), bytesAfter: 4)),
+                       .readProperty(offset: 16, maximumBytes: 8))
+        XCTAssertEqual(drained.replyRead(value(Array(17...20))), .wait)
+        _ = drained.chunkArrived()
+        XCTAssertEqual(drained.replyRead(value([])), .finished(.failure(.tooLarge(cap: 4, size: 20))))
+    }
+
     func testAnIncrAnnouncedOverTheCapIsDrainedToItsEndThenReported() {
         var read = read(cap: 8)
         _ = read.notified(property: reply)

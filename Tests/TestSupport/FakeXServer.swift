@@ -279,17 +279,24 @@ public final class FakeXServer {
             changeProperty(window, property, PropertyValue(type: type, bytes: Array(bytes)), mode: mode)
         }
 
-        public func getProperty(_ window: WindowID, _ property: Atom, delete: Bool, maximumBytes: Int) -> PropertyRead {
+        public func getProperty(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int) -> PropertyRead {
             guard request("GetProperty", window: window) else { return PropertyRead(value: nil, bytesAfter: 0) }
             guard let value = server.windows[window]?.properties[property] else { return PropertyRead(value: nil, bytesAfter: 0) }
+            // XGetWindowProperty: from byte `offset` (BadValue past the end: read as nothing here), at most
+            // `maximumBytes` rounded up to 32-bit units; bytes_after is what is left after the read.
             let unit = value.format / 8
+            let first = offset / unit
             let items = max(0, (maximumBytes + 3) / 4 * 4 / unit)
+            func part<Item>(_ all: [Item]) -> (items: [Item], after: Int) {
+                let start = min(first, all.count), end = min(start + items, all.count)
+                return (Array(all[start..<end]), (all.count - end) * unit)
+            }
             let read: PropertyValue.Items
             let after: Int
             switch value.items {
-            case .bytes(let all): read = .bytes(Array(all.prefix(items))); after = max(0, all.count - items)
-            case .shorts(let all): read = .shorts(Array(all.prefix(items))); after = max(0, all.count - items) * 2
-            case .longs(let all): read = .longs(Array(all.prefix(items))); after = max(0, all.count - items) * 4
+            case .bytes(let all): let p = part(all); read = .bytes(p.items); after = p.after
+            case .shorts(let all): let p = part(all); read = .shorts(p.items); after = p.after
+            case .longs(let all): let p = part(all); read = .longs(p.items); after = p.after
             }
             if delete && after == 0 {
                 server.windows[window]?.properties[property] = nil

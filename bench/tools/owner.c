@@ -28,7 +28,8 @@
  *                             A change not taken over within PB_OWNER_TIMEOUT_MS (3000) counts as missed;
  *                             after three misses at the start it stops (a manager that never takes over).
  *
- * PB_OWNER_HTML_TEXT=1 makes html also offer a one-line UTF8_STRING/text/plain (as a browser offers both).
+ * PB_OWNER_TYPE=TYPE makes html offer FILE as TYPE instead of text/html (image/png for the keeping rows).
+ * PB_OWNER_HTML_TEXT=1 (not empty) makes html also offer a one-line UTF8_STRING/text/plain (as a browser offers both).
  * PB_OWNER_DEBUG=1 logs every request to stderr.
  * Exit status: 0 ok, 1 failed or timed out, 64 usage.
  */
@@ -109,7 +110,7 @@ static void open_owner(void) {
     a_text = XInternAtom(dpy, "TEXT", False);
     a_plain = XInternAtom(dpy, "text/plain", False);
     a_plain_utf8 = XInternAtom(dpy, "text/plain;charset=utf-8", False);
-    a_html = XInternAtom(dpy, "text/html", False);
+    a_html = XInternAtom(dpy, getenv("PB_OWNER_TYPE") ? getenv("PB_OWNER_TYPE") : "text/html", False);
     a_stamp_prop = XInternAtom(dpy, "PB_BENCH_OWNER_STAMP", False);
     win = XCreateSimpleWindow(dpy, DefaultRootWindow(dpy), 0, 0, 1, 1, 0, 0, 0);
     XStoreName(dpy, win, "pb-bench-owner");
@@ -412,7 +413,7 @@ static int mode_html(const char *path, char **cmd) {
            t_first_complete ? (t_first_complete - t_owned) * 1e6 : -1.0, complete_transfers, bytes_served, requests,
            lost_ownership);
     if (cmd && cmd[0])
-        printf(", \"cmd_exit\": %d, \"cmd_wall_us\": %.1f, \"cmd_cpu_s\": %.3f, \"cmd_maxrss_kb\": %ld",
+        printf(", \"cmd_exit\": %d, \"cmd_wall_us\": %.1f, \"cmd_cpu_s\": %.6f, \"cmd_maxrss_kb\": %ld",
                WIFEXITED(child_status) ? WEXITSTATUS(child_status) : -1, (t_child_exit - t_owned) * 1e6,
                child_usage.ru_utime.tv_sec + child_usage.ru_utime.tv_usec / 1e6 + child_usage.ru_stime.tv_sec +
                    child_usage.ru_stime.tv_usec / 1e6,
@@ -523,7 +524,7 @@ int main(int argc, char **argv) {
     timeout_ms = env_int("PB_OWNER_TIMEOUT_MS", timeout_ms);
     signal(SIGPIPE, SIG_IGN);
     debug = getenv("PB_OWNER_DEBUG") != NULL;
-    html_text = getenv("PB_OWNER_HTML_TEXT") != NULL;
+    html_text = getenv("PB_OWNER_HTML_TEXT") && *getenv("PB_OWNER_HTML_TEXT");
     if (strcmp(argv[1], "ready") == 0 && argc == 3) return mode_ready(atoi(argv[2]));
     if (strcmp(argv[1], "detect") == 0 && argc == 3) return mode_detect(atoi(argv[2]));
     if (strcmp(argv[1], "html") == 0 && argc >= 3) return mode_html(argv[2], argc > 3 ? argv + 3 : NULL);
