@@ -29,10 +29,31 @@ final class RemoteTests: DesktopTestCase {
         super.tearDown()
     }
 
+    /// Held for each test: the forwarded sockets live in the one /tmp every session of the user shares (and pb on a
+    /// host without a session name takes the newest that answers), so these tests take turns across the parallel
+    /// workers of `make test` — another one's session would otherwise be taken for this one's, or removed.
+    nonisolated(unsafe) static var turn: Int32 = -1
+
+    override func setUpWithError() throws {
+        Self.turn = open("/tmp/pasteboard-remote-tests.lock", O_CREAT | O_RDWR, 0o600)
+        if Self.turn >= 0 { flock(Self.turn, LOCK_EX) }
+        try super.setUpWithError()
+    }
+
     override func tearDownWithError() throws {
-        // Sockets of the sessions that ended (sshd leaves them): the next test starts with none.
+        // Sockets of the sessions that ended (sshd leaves them; nothing answers there any more): the next test
+        // starts without them. A live session's socket, another user's or a developer's own, is left alone.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [] where name.hasPrefix("pasteboard-ssh-") {
-            try? FileManager.default.removeItem(atPath: "/tmp/" + name)
+            if let live = try? UnixSocket.connect(path: "/tmp/" + name) {
+                try? live.close()
+            } else {
+                try? FileManager.default.removeItem(atPath: "/tmp/" + name)
+            }
+        }
+        if Self.turn >= 0 {
+            flock(Self.turn, LOCK_UN)
+            close(Self.turn)
+            Self.turn = -1
         }
         try super.tearDownWithError()
     }
@@ -92,7 +113,7 @@ final class RemoteTests: DesktopTestCase {
         try waitUntil(10, "the daemon read xclip's copy") { try status()["snapshots"] == "0" }
         let there = try onHost("pb paste -t html; echo; pb types | grep -x text/html; pb paste -t rtf | head -c 6")
         XCTAssertEqual(there.status, 0, there.stderr)
-        XCTAssertEqual(there.text, "<p>xclip at <b>home</b></p>\ntext/html\n{\\rtf1", "read by the daemon, converted at home")
+        XCTAssertEqual(there.text, "<p>xclip at <b>home</b></p>\ntext/html\n{\\rtf1", "read by the daemon, converted at home: \(there.stderr)")
         stop(owner)
         let secret = try startTestOwner(targets: [("UTF8_STRING", Array("a password".utf8)),
                                                   ("x-kde-passwordManagerHint", Array("secret".utf8))])
