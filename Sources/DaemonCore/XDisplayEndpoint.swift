@@ -106,6 +106,12 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     private func changed(_ name: PasteboardName, count: UInt64, _ state: ChangeState) {
         guard let engine, engine.isShared(name) else { return }
         mirrors[name] = nil
+        // What waited for the change before this one is refused now, not at its deadline (its snapshot was
+        // abandoned, so it would never end), and what that snapshot had read is let go.
+        if readSoFar[name]?.count != count { readSoFar[name] = nil }
+        for pending in waitingForSnapshot.removeValue(forKey: name) ?? [] {
+            pending.completion(.failed("\(name) changed on \(self.name) since"))
+        }
         switch state {
         case .data, .sensitive:
             guard let content = service.content(of: name) else { return }

@@ -201,4 +201,24 @@ final class DisplaysTests: XCTestCase {
         XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "copied on A")
         XCTAssertEqual(owner.requested.count, requested, "answered from what the snapshot read, the owner not asked again")
     }
+
+    /// A paste on B waiting for A's snapshot of a copy that is cleared meanwhile is refused at once (that
+    /// snapshot is abandoned and will never end), its fetch not left to its deadline.
+    func testAPasteWaitingForAClearedCopyIsRefusedAtOnce() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let first = h.owner([("UTF8_STRING", text), ("application/x-slow", Array("slow".utf8))])
+        first.silentFor = ["application/x-slow"]
+        first.own()
+        h.settle()
+        let waiting = FakeRequestor(server: b.server)
+        waiting.ask("CLIPBOARD", "application/x-slow")
+        h.settle()
+        XCTAssertNil(waiting.result, "waits for A's snapshot")
+        XCTAssertNotNil(h.engine.bridge.nextDeadline, "a fetch in flight")
+        h.send(.clear(pasteboard: "CLIPBOARD"))
+        _ = waiting.pump()
+        guard case .some(.none) = waiting.result else { return XCTFail("refused at once: \(String(describing: waiting.result))") }
+        XCTAssertNil(h.engine.bridge.nextDeadline, "the fetch for the cleared copy ended with it, not left to its deadline")
+    }
 }
