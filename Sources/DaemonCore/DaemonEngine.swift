@@ -4,9 +4,11 @@ import PasteboardCore
 import SystemSupport
 import XTypes
 
-/// The daemon's logic without its loop: the selection service, the clipboard manager, the persistent
-/// state and one handler per control request kind. `Daemon` feeds it X events, control requests, finished
-/// conversions and the time; a test does the same with a fake X server and a manual clock.
+/// The daemon's logic without its loop: the displays served (`XDisplayEndpoint`s, the first one's selection
+/// service and clipboard manager being `service` and `manager`) joined into one pasteboard by the
+/// `PasteboardEngine` (`bridge`), the displays asked for and their retries, the persistent state and one handler
+/// per control request kind. `Daemon` feeds it each display's X events, control requests, finished conversions
+/// and the time; a test does the same with fake X servers and a manual clock.
 public final class DaemonEngine {
     /// Where a request came from and how to answer it.
     public struct Client {
