@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -27,51 +26,23 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "tools"))
+from children import Children  # noqa: E402
 
 
-class Bench:
+class Bench(Children):
     def __init__(self, bin_dir):
+        super().__init__()
         self.bin = bin_dir
         self.work = tempfile.mkdtemp(prefix="pb-displays.")
-        self.children = []
         self.requestor = os.path.join(self.work, "requestor")
         flags = subprocess.run(["pkg-config", "--cflags", "--libs", "x11"], capture_output=True, text=True, check=True).stdout.split()
         subprocess.run(["cc", "-O2", "-o", self.requestor, os.path.join(HERE, "tools", "requestor.c")] + flags, check=True)
 
-    def start(self, argv, **kwargs):
-        process = subprocess.Popen(argv, **kwargs)
-        self.children.append(process)
-        return process
-
-    def stop(self, process):
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGTERM)
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait()
-        if process in self.children:
-            self.children.remove(process)
-
     def close(self):
-        for process in reversed(list(self.children)):
-            self.stop(process)
-        if not os.environ.get("PB_BENCH_KEEP"): shutil.rmtree(self.work, ignore_errors=True)
-
-    def xvfb(self):
-        read, write = os.pipe()
-        process = self.start(["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-noreset"], pass_fds=(write,),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(write)
-        number = b""
-        while not number.endswith(b"\n"):
-            chunk = os.read(read, 16)
-            if not chunk:
-                raise SystemExit("Xvfb exited before reporting a display")
-            number += chunk
-        os.close(read)
-        return ":" + number.decode().strip()
+        self.stop_all()
+        if not os.environ.get("PB_BENCH_KEEP"):
+            shutil.rmtree(self.work, ignore_errors=True)
 
     def env(self, display):
         env = dict(os.environ, DISPLAY=display, XDG_RUNTIME_DIR=os.path.join(self.work, "run"),

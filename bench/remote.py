@@ -21,7 +21,6 @@ Needs root (sshd, a network namespace). Prints markdown.
 import argparse
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -29,28 +28,20 @@ import tempfile
 import time
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
+from children import Children  # noqa: E402
 
-class Bench:
+
+class Bench(Children):
     def __init__(self, bin_dir):
+        super().__init__()
         self.bin = bin_dir
         self.work = tempfile.mkdtemp(prefix="pb-remote.")
-        self.children = []
         self.namespace = None
-
-    def start(self, argv, **kwargs):
-        process = subprocess.Popen(argv, **kwargs)
-        self.children.append(process)
-        return process
+        self.started = time.time() - 1
 
     def close(self):
-        for process in reversed(self.children):
-            if process.poll() is None:
-                os.kill(process.pid, signal.SIGTERM)
-                try:
-                    process.wait(5)
-                except subprocess.TimeoutExpired:
-                    os.kill(process.pid, signal.SIGKILL)
-                    process.wait()
+        self.stop_all()
         if self.namespace:
             subprocess.run(["/usr/sbin/ip", "netns", "delete", self.namespace], capture_output=True)
         for name in os.listdir("/tmp"):
@@ -63,19 +54,8 @@ class Bench:
         shutil.rmtree(self.work, ignore_errors=True)
 
     def home(self):
-        self.started = time.time() - 1
-        read, write = os.pipe()
-        self.start(["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-noreset"], pass_fds=(write,),
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(write)
-        number = b""
-        while not number.endswith(b"\n"):
-            chunk = os.read(read, 16)
-            if not chunk:
-                raise SystemExit("bench: Xvfb exited before reporting a display")
-            number += chunk
-        os.close(read)
-        self.env = dict(os.environ, DISPLAY=":" + number.decode().strip(), HOME=self.work,
+        display = self.xvfb()
+        self.env = dict(os.environ, DISPLAY=display, HOME=self.work,
                         XDG_RUNTIME_DIR=os.path.join(self.work, "run"), XDG_STATE_HOME=os.path.join(self.work, "state"),
                         XDG_CONFIG_HOME=os.path.join(self.work, "config"))
         for key in ("NOTIFY_SOCKET", "JOURNAL_STREAM", "PASTEBOARD_SOCKET", "LC_PASTEBOARD_SESSION"):
