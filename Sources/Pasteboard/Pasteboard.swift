@@ -114,7 +114,9 @@ public final class Pasteboard {
     /// `_PASTEBOARD_CHANGE_COUNT_<NAME>`): one X round trip, no daemon connection.
     public var publishedChangeCount: UInt64 {
         get throws(PasteboardError) {
-            if isForwarded { return try changeCount }   // no display here: the daemon at the other end counts
+            // No display here (a forwarded socket, or none at all): the daemon counts. Asked before `isForwarded`,
+            // which looks through /tmp for a session's socket, a look the connection makes again.
+            if (environment["DISPLAY"] ?? "").isEmpty || isForwarded { return try changeCount }
             let (reader, _) = try x()
             let property = reader.x.intern(PasteboardName.changeCountPropertyPrefix + name.rawValue)
             let read = reader.x.getProperty(reader.x.root, property, delete: false, maximumBytes: 8)
