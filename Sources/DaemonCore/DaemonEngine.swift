@@ -388,7 +388,7 @@ public final class DaemonEngine {
     private func items(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
         guard let content = side(for: name, client).service.content(of: name) else {
-            client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
+            client.send(Self.notHeld(name))
             return
         }
         if refusedRemotely(content, name, client) { return }
@@ -418,7 +418,7 @@ public final class DaemonEngine {
                     client.send(.error(code: .internal, message: "the type \(type) cannot be sent"))
                 }
             case .notHeld:
-                client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
+                client.send(Self.notHeld(name))
             case .notOffered(let why): client.send(.error(code: .typeNotOffered, message: why))
             case .conversionFailed(let why): client.send(.error(code: .conversionFailed, message: why))
             case .timedOut(let why): client.send(.error(code: .timedOut, message: why))
@@ -440,7 +440,7 @@ public final class DaemonEngine {
     private func targets(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
         guard let served = service.boards.board(named: name)?.served ?? (client.isRemote ? sides[0].foreignView(of: name, table: table) : nil) else {
-            client.send(.error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)"))
+            client.send(Self.notHeld(name))
             return
         }
         if refusedRemotely(served, name, client) { return }
@@ -610,6 +610,11 @@ public final class DaemonEngine {
             for side in sides.dropFirst() { side.adopt(count: count, for: name) }
         }
         return name
+    }
+
+    /// The answer for a pasteboard the daemon does not hold.
+    private static func notHeld(_ name: PasteboardName) -> ControlResponse {
+        .error(code: .notFound, message: "\(name) is not held by pasteboardd (another application owns it, or nobody)")
     }
 
     private static func response(_ result: Result<UInt64, OwnershipError>, _ name: PasteboardName) -> ControlResponse {
