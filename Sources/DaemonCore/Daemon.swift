@@ -72,8 +72,7 @@ public final class Daemon {
         case .failed(let failure): return refuseToStart(failure, passed: passed)
         }
         guard x.xfixesEventBase != nil else {
-            return refuseToStart(StartFailure("the X server at \(display) lacks the XFixes extension, which pasteboardd needs to watch owners"),
-                                 passed: passed)
+            return refuseToStart(.lacksXFixes(display), passed: passed)
         }
         let directories = XDGDirectories(environment: environment)
         var stateDirectory: String?
@@ -248,10 +247,10 @@ public final class Daemon {
     /// Opens another display to serve: an X server with XFixes, or why not.
     static func open(_ name: String) -> Result<any XDisplay, StartFailure> {
         guard let connection = try? XConnection(displayName: name) else {
-            return .failure(StartFailure("cannot open X display \(name): \(DisplayFailure.diagnose(name))"))
+            return .failure(.cannotOpenDisplay(name, DisplayFailure.diagnose(name), stillTrying: false))
         }
         guard connection.xfixesEventBase != nil else {
-            return .failure(StartFailure("the X server at \(name) lacks the XFixes extension, which pasteboardd needs to watch owners"))
+            return .failure(.lacksXFixes(name))
         }
         return .success(connection)
     }
@@ -260,14 +259,13 @@ public final class Daemon {
         while !stopping {
             // Xlib may already hold events read during round trips. At most a batch per turn and display, so
             // that a flood of X requests (100 busy requestors) cannot starve the control socket and signals.
-            let sides = engine.sides
-            for (index, side) in sides.enumerated() {
+            for side in engine.sides {
                 var handled = 0
                 while handled < Self.eventsPerTurn, side.x.pendingEvents() > 0 {
-                    engine.handle(side.x.nextEvent(), onDisplay: index)
+                    side.handle(side.x.nextEvent())
                     handled += 1
                 }
-                engine.handle(errors: side.x.takeErrors(), onDisplay: index)
+                side.handle(errors: side.x.takeErrors())
             }
             serveWaitingRequests()
             for side in engine.sides { side.x.flush() }

@@ -52,7 +52,6 @@ public final class DaemonEngine {
     private let clock: any MonotonicClock
     private let table: ConversionTable
     private var nextEndpoint: UInt32 = 1
-    private var started = false
     private var x: any XDisplay { sides[0].x }
     private let log: Logger
     private var display: String { sides[0].name }
@@ -80,6 +79,7 @@ public final class DaemonEngine {
         conversions = try Conversions()
         conversions.imageLimits = configuration.imageLimits
         bridge = PasteboardEngine(clock: clock, log: log)
+        entries = [DisplayEntry(name: display, state: .connected)]
         bridge.isShared = { [weak self] name in name != .primary || (self?.configuration.sharePrimary ?? false) }
         sides.append(makeSide(display, x: x))
     }
@@ -112,7 +112,6 @@ public final class DaemonEngine {
         bridge.attach(sides[0])
         manager.start()
         x.flush()
-        started = true
     }
 
     /// Serves another X display too (`--display` given again, `pb displays add`): its pasteboards continue
@@ -121,12 +120,8 @@ public final class DaemonEngine {
     func addDisplay(_ name: String, x: any XDisplay) -> XDisplayEndpoint {
         let side = makeSide(name, x: x)
         sides.append(side)
-        if entries.isEmpty { entries = [DisplayEntry(name: display, state: .connected)] }
         if !entries.contains(where: { $0.name == name }) { entries.append(DisplayEntry(name: name, state: .connected)) }
-        for board in service.boards.all {
-            side.service.boards.watch(board.name, persistedCount: board.counter.count)
-            side.service.boards.adopt(board.counter.count, for: board.name)
-        }
+        for board in service.boards.all { side.adopt(count: board.counter.count, for: board.name) }
         // A count published on this display by an earlier run may be ahead: every display takes the larger.
         for board in side.service.boards.all { for other in sides { other.adopt(count: board.counter.count, for: board.name) } }
         side.manager.persistent = persistentNames
@@ -140,9 +135,6 @@ public final class DaemonEngine {
     /// gone). What it was the origin of and kept stays pasteable on the others.
     func removeDisplay(_ side: XDisplayEndpoint) {
         guard let index = sides.firstIndex(where: { $0 === side }), index > 0 else { return }
-        for name in bridge.current.keys.sorted(by: { $0.rawValue < $1.rawValue }) where bridge.current[name]?.origin == side.id {
-            if let kept = side.keptContent(of: name) { bridge.keep(name, content: kept) }
-        }
         bridge.detach(side.id)
         if !side.x.isConnectionLost {
             side.service.releaseAll()
@@ -170,21 +162,18 @@ public final class DaemonEngine {
     static let longestRetryDelay: Duration = .seconds(10)
 
     /// The displays asked for, in order; the first is `sides[0]`'s.
-    private var entries: [DisplayEntry] = []
+    private var entries: [DisplayEntry]
     /// Opens another display by name for `pb displays add`, `--display` given again and retries after a loss
     /// (set by the loop; tests give fake servers): nil when it cannot be opened now, and why.
     public var connect: ((String) -> Result<any XDisplay, StartFailure>)?
 
     /// The displays asked for and how each stands, in order.
-    public var displayStates: [(name: String, state: DisplayState)] {
-        (entries.isEmpty ? [DisplayEntry(name: display, state: .connected)] : entries).map { ($0.name, $0.state) }
-    }
+    public var displayStates: [(name: String, state: DisplayState)] { entries.map { ($0.name, $0.state) } }
 
     /// Serves `name` too: connected at once when it can be opened, else retried with backoff (0.25 s doubling
     /// to 10 s) while it stays listed. False when it is listed already.
     @discardableResult
     public func serveDisplay(_ name: String) -> Bool {
-        if entries.isEmpty { entries = [DisplayEntry(name: display, state: .connected)] }
         guard !entries.contains(where: { DisplayName.sameServer($0.name, name) }) else { return false }
         entries.append(DisplayEntry(name: name, state: .connecting))
         attempt(entries.count - 1, now: clock.now())
@@ -195,7 +184,7 @@ public final class DaemonEngine {
     @discardableResult
     public func forgetDisplay(_ name: String) -> Bool {
         guard let index = entries.firstIndex(where: { DisplayName.sameServer($0.name, name) }), index > 0 else { return false }
-        if let side = sides.first(where: { DisplayName.sameServer($0.name, entries[index].name) }) { removeDisplay(side) }
+        if let side = side(named: entries[index].name) { removeDisplay(side) }
         entries.remove(at: index)
         return true
     }
@@ -213,7 +202,7 @@ public final class DaemonEngine {
             entry.delay = Self.firstRetryDelay
         case .failure(let failure):
             if entry.attempts == 1 || entry.attempts % 10 == 0 {
-                log.warning("cannot open X display \(entry.name) (attempt \(entry.attempts)): \(failure.reason); retrying")
+                log.warning("\(failure.reason) (attempt \(entry.attempts)); retrying")
             }
             entry.retryAt = now + entry.delay
             entry.delay = min(entry.delay * 2, Self.longestRetryDelay)
@@ -246,11 +235,9 @@ public final class DaemonEngine {
 
     // MARK: - What the loop feeds in
 
+    /// The first display's events and errors (each display's are its endpoint's to handle: `sides`).
     public func handle(_ event: XEventValue) { sides[0].handle(event) }
-    public func handle(errors: [XProtocolError]) { service.handle(errors: errors) }
-    /// An event or errors of the display served at `index` in `sides`.
-    func handle(_ event: XEventValue, onDisplay index: Int) { sides[index].handle(event) }
-    func handle(errors: [XProtocolError], onDisplay index: Int) { sides[index].service.handle(errors: errors) }
+    public func handle(errors: [XProtocolError]) { sides[0].handle(errors: errors) }
     /// Readable when conversions finished: call `conversionsFinished()`.
     public var conversionsDescriptor: FileDescriptor { conversions.readyDescriptor }
     public func conversionsFinished() {
@@ -318,9 +305,13 @@ public final class DaemonEngine {
     /// The display whose `name` a request of `client` acts on: the first display's for a pasteboard that is
     /// one across them (the engine serves it on the others), else the client's own when it is served.
     private func side(for name: PasteboardName, _ client: Client) -> XDisplayEndpoint {
-        guard !bridge.isShared(name), let display = client.display,
-              let own = sides.first(where: { DisplayName.sameServer(display, $0.name) }) else { return sides[0] }
+        guard !bridge.isShared(name), let display = client.display, let own = side(named: display) else { return sides[0] }
         return own
+    }
+
+    /// The display served that `display` names (another name of the same server counts).
+    private func side(named display: String) -> XDisplayEndpoint? {
+        sides.first { DisplayName.sameServer(display, $0.name) }
     }
 
     private func addDisplay(_ name: String, _ client: Client) {
@@ -402,7 +393,7 @@ public final class DaemonEngine {
         let side: XDisplayEndpoint
         if client.isRemote {
             side = sides[0]
-        } else if let own = sides.first(where: { DisplayName.sameServer(display, $0.name) }) {
+        } else if let own = self.side(named: display) {
             side = own
         } else {
             client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
@@ -428,7 +419,6 @@ public final class DaemonEngine {
         // answered from what the daemon read of it (or fetches from that owner).
         if client.isRemote, let foreign = side.foreignView(of: name, table: table) {
             if refusedRemotely(foreign, name, client) { return }
-            foreign.onFetched = { [weak server = side.service.server] in server?.retryParked() }
             side.service.server.read(name, types: types, from: foreign, completion: answer)
         } else {
             side.service.server.read(name, types: types, completion: answer)
@@ -515,6 +505,7 @@ public final class DaemonEngine {
                      StatusPair("incr-chunk-bytes", String(service.chunkSize)),
                      StatusPair("transfers", String(service.transfers.count + socketTransfers())),
                      StatusPair("conversions", String(service.server.conversions.pendingCount)),
+                     StatusPair("fetches", String(bridge.fetchesInFlight)),
                      StatusPair("clients", String(clients)),
                      StatusPair("watchers", String(watchers)),
                      StatusPair("recording", manager.paused ? "paused" : "on"),

@@ -25,6 +25,12 @@ struct Offer: Equatable {
     /// The content, when the origin has its bytes at hand (a pb copy, kept content); nil: each type is
     /// fetched from the origin when a reader asks for it.
     var content: PasteboardContent?
+
+    /// What a side serving it holds: the content with its bytes, or none of them but its flags (the types are
+    /// fetched from the origin).
+    var servedContent: PasteboardContent {
+        content ?? PasteboardContent(items: [], isSensitive: isSensitive, isLocalOnly: isLocalOnly)
+    }
 }
 
 /// How a fetch of one type from an origin ended.
@@ -32,6 +38,11 @@ enum FetchResult: Equatable {
     case data([UInt8])
     /// Why not (never content): the owner refused, timed out, went away, the pasteboard changed.
     case failed(String)
+
+    /// `type` of `content`, the content of `pasteboard`.
+    init(_ type: PasteboardType, of content: PasteboardContent, _ pasteboard: PasteboardName) {
+        self = content.data(for: type).map(FetchResult.data) ?? .failed("\(pasteboard) does not offer \(type)")
+    }
 }
 
 /// Where one endpoint connects to the engine. Every method runs on the loop's thread.
@@ -39,17 +50,20 @@ protocol PasteboardEndpoint: AnyObject {
     var id: EndpointID { get }
     /// What users call it (an X display's name).
     var name: String { get }
-    /// Serve `offer` on this side at `count`, on behalf of its origin. Must never report it back as a change
-    /// of this side (the engine's first loop guard).
+    /// Serve `offer` on this side, on behalf of its origin, at `count` (adopted as `adopt` does). Must never
+    /// report it back as a change of this side (the engine's first loop guard).
     func serve(_ offer: Offer, count: UInt64)
     /// Another side's change left `pasteboard` empty (cleared, or its owner went away and nothing kept it): stop
-    /// serving what this side served on that side's behalf, if anything; the count is `count`.
+    /// serving what this side served on that side's behalf, if anything; the count is `count` (adopted).
     func withdraw(_ pasteboard: PasteboardName, count: UInt64)
     /// Another side's change moved `pasteboard`'s count: publish it here (a count never goes back).
     func adopt(count: UInt64, for pasteboard: PasteboardName)
     /// Reads `type` of the content this side offered as `serial`, from its live owner or from the content kept
     /// for it; calls `completion` once, on the loop's thread.
     func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void)
+    /// The bytes this side holds of its own current offer of `pasteboard` (what it read of it, or serves itself),
+    /// asked when it is detached: the others keep serving them.
+    func keptContent(of pasteboard: PasteboardName) -> PasteboardContent?
 }
 
 /// The one pasteboard across endpoints: which side's content each shared pasteboard holds now (the current
@@ -126,37 +140,31 @@ final class PasteboardEngine {
         // A side that joins late serves what the others hold now.
         for (name, offer) in current.sorted(by: { $0.key.rawValue < $1.key.rawValue })
         where offer.origin != endpoint.id && (offer.content != nil || !offer.types.isEmpty) {
-            if let count = counts[name] { endpoint.adopt(count: count, for: name) }
             endpoint.serve(offer, count: counts[name] ?? 0)
         }
     }
 
-    /// Detaches an endpoint: its offers stay current while they have bytes at hand (kept content pastes
-    /// elsewhere); lazy ones are withdrawn from every other side; fetches from it fail at once, its own are
-    /// forgotten.
+    /// Detaches an endpoint: its offers stay current with the bytes it kept of them (`keptContent`), served on
+    /// by the others; those it kept nothing of are withdrawn from every other side; fetches from it fail at
+    /// once, its own are forgotten.
     func detach(_ id: EndpointID) {
-        endpoints[id] = nil
+        guard let detached = endpoints.removeValue(forKey: id) else { return }
         valves[id] = nil
-        for (name, offer) in current where offer.origin == id && offer.content == nil {
-            current[name] = nil
+        for (name, offer) in current.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where offer.origin == id && offer.content == nil {
             let count = counts[name] ?? 0
-            for endpoint in others(than: id) { endpoint.withdraw(name, count: count) }
+            if let kept = detached.keptContent(of: name) {
+                current[name]?.content = kept
+                for endpoint in others(than: id) { endpoint.serve(current[name]!, count: count) }
+            } else {
+                current[name] = nil
+                for endpoint in others(than: id) { endpoint.withdraw(name, count: count) }
+            }
         }
         for (key, fetch) in fetches.sorted(by: { $0.key < $1.key }) where fetch.requester == id || fetch.origin == id {
             fetches[key] = nil
             // A reader waiting on the detached side's content is refused now, not at the deadline.
             if fetch.origin == id { fetch.completion(.failed("the display that offered the content is no longer served")) }
         }
-    }
-
-    /// Gives the current offer of `name` its bytes (its origin is going away, and had kept them): every
-    /// other side serves them from now on, the origin no longer asked.
-    func keep(_ name: PasteboardName, content: PasteboardContent) {
-        guard var offer = current[name], offer.content == nil else { return }
-        offer.content = content
-        current[name] = offer
-        let count = counts[name] ?? 0
-        for other in others(than: offer.origin) { other.serve(offer, count: count) }
     }
 
     // MARK: - Changes
@@ -177,12 +185,10 @@ final class PasteboardEngine {
         }
         // A clear or an emptied side ends what the others served for it (or for anyone: one pasteboard).
         valves[endpoint]?.held[name] = nil
-        let held = current[name]
-        current[name] = nil
+        let held = current.removeValue(forKey: name)
         let total = raise(name, to: count)
         for other in others(than: endpoint) {
-            other.adopt(count: total, for: name)
-            if held != nil { other.withdraw(name, count: total) }
+            if held != nil { other.withdraw(name, count: total) } else { other.adopt(count: total, for: name) }
         }
     }
 
@@ -192,7 +198,6 @@ final class PasteboardEngine {
         // An offer of nothing (its types unknown) serves nothing: the others just stop serving what came before.
         let empty = offer.content == nil && offer.types.isEmpty
         for other in others(than: offer.origin) {
-            other.adopt(count: total, for: offer.pasteboard)
             if empty { other.withdraw(offer.pasteboard, count: total) } else { other.serve(offer, count: total) }
         }
     }
@@ -242,9 +247,7 @@ final class PasteboardEngine {
         guard let offer = current[name], offer.origin == origin, offer.serial == serial else {
             return completion(.failed("\(name) changed since: the content asked for is no longer offered"))
         }
-        if let content = offer.content {
-            return completion(content.data(for: type).map(FetchResult.data) ?? .failed("\(name) does not offer \(type)"))
-        }
+        if let content = offer.content { return completion(FetchResult(type, of: content, name)) }
         guard origin != requester, let source = endpoints[origin] else {
             return completion(.failed("the display that offered \(name) is not connected"))
         }
@@ -259,6 +262,9 @@ final class PasteboardEngine {
             fetch.completion(result)
         }
     }
+
+    /// Fetches under way, for `pb status`.
+    var fetchesInFlight: Int { fetches.count }
 
     // MARK: - Time
 

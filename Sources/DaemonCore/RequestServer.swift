@@ -92,7 +92,7 @@ final class RequestServer {
         }
         let parked = ParkedRequest(request: request, served: served, pairs: pairs, pairsOverCap: pairsOverCap,
                                    deadline: clock.now() + conversionTimeout)
-        if !tryAnswer(parked) { parkedRequests.append(parked) }
+        if !tryAnswer(parked) { park(parked) }
     }
 
     /// The content targets a request asks for (the target, or MULTIPLE's pair targets).
@@ -168,7 +168,19 @@ final class RequestServer {
     func read(_ name: PasteboardName, types: [String], from served: ServedContent, completion: @escaping (ReadOutcome) -> Void) {
         let parked = ParkedRead(name: name, selection: boards.selection(of: name) ?? .none, types: types, served: served,
                                 deadline: clock.now() + conversionTimeout, completion: completion)
-        if !tryRead(parked) { parkedReads.append(parked) }
+        if !tryRead(parked) { park(parked) }
+    }
+
+    /// Keeps `parked` until its values are at hand; a fetch from another display it waits for looks again when
+    /// it ends (`ServedContent.onFetched`), as a conversion does (`retryParked`).
+    private func park(_ parked: ParkedRequest) {
+        parked.served.onFetched = { [weak self] in self?.retryParked() }
+        parkedRequests.append(parked)
+    }
+
+    private func park(_ parked: ParkedRead) {
+        parked.served.onFetched = { [weak self] in self?.retryParked() }
+        parkedReads.append(parked)
     }
 
     private func tryRead(_ parked: ParkedRead, timedOut: Bool = false) -> Bool {

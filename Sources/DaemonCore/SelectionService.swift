@@ -183,7 +183,6 @@ final class SelectionService {
             let content = ownership.content
             if let old = board.served { server.contentEnded(old) }
             let served = ServedContent(content: content, remote: ownership.remote, acquiredAt: time, table: table, intern: x.intern)
-            served.onFetched = { [weak server] in server?.retryParked() }
             board.served = served
             board.pasteOnce = ownership.pasteOnce
             board.pasteOnceDeadline = nil

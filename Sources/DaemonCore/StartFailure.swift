@@ -19,6 +19,11 @@ public struct StartFailure: Error, Equatable, Sendable, CustomStringConvertible 
     /// DISPLAY (the session never imported it).
     public static let displayNotSet = StartFailure("DISPLAY is not set (systemctl --user import-environment DISPLAY)")
 
+    /// The X server at `display` lacks XFixes, which the daemon watches owners with.
+    public static func lacksXFixes(_ display: String) -> StartFailure {
+        StartFailure("the X server at \(display) lacks the XFixes extension, which pasteboardd needs to watch owners")
+    }
+
     /// `display` could not be opened, for `why`. `stillTrying` while the daemon waits for the server, as it does
     /// at session start.
     public static func cannotOpenDisplay(_ display: String, _ why: DisplayFailure, stillTrying: Bool) -> StartFailure {

@@ -90,6 +90,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         service.handle(event)
     }
 
+    func handle(errors: [XProtocolError]) { service.handle(errors: errors) }
+
     var nextDeadline: MonotonicInstant? {
         [service.nextDeadline, manager.nextDeadline, probe.nextDeadline, fetcher.nextDeadline].compactMap { $0 }.min()
     }
@@ -110,7 +112,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         // abandoned, so it would never end), and what that snapshot had read is let go.
         if readSoFar[name]?.count != count { readSoFar[name] = nil }
         for pending in waitingForSnapshot.removeValue(forKey: name) ?? [] {
-            pending.completion(.failed("\(name) changed on \(self.name) since"))
+            pending.completion(changedSince(name))
         }
         switch state {
         case .data, .sensitive:
@@ -169,8 +171,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     private func targetsRead(_ name: PasteboardName, count: UInt64, _ names: [String]) {
         guard awaitingTargets[name] == count, service.count(of: name) == count, let engine else { return }
         awaitingTargets[name] = nil
-        let types: [PasteboardType] = names.filter { !SnapshotPolicy.neverRead.contains($0) }
-            .map { PasteboardType($0) }.filter { $0.nameProblem == nil }
+        let types = SnapshotPolicy.contentTargets(offered: names).names.map { PasteboardType($0) }
         let secret = names.contains { SnapshotPolicy.concealedMarkers.contains($0) }
         engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: types, sensitive: secret, content: nil)))
     }
@@ -200,9 +201,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         adopt(count: count, for: offer.pasteboard)
         offered[offer.pasteboard] = nil
         mirrors[offer.pasteboard] = offer
-        var ownership = SelectionService.Ownership(content: offer.content ?? PasteboardContent(items: [], isSensitive: offer.isSensitive,
-                                                                                                isLocalOnly: offer.isLocalOnly),
-                                                   silent: true, mirrorOf: engine?.endpoints[offer.origin]?.name ?? "\(offer.origin)")
+        var ownership = SelectionService.Ownership(content: offer.servedContent, silent: true,
+                                                   mirrorOf: engine?.endpoints[offer.origin]?.name ?? "\(offer.origin)")
         if offer.content == nil {
             let name = offer.pasteboard, serial = offer.serial, origin = offer.origin, me = id
             ownership.remote = ServedContent.RemoteTypes(types: offer.types) { [weak self] type, completion in
@@ -225,7 +225,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     }
 
     /// What this display holds of its own current offer of `name` with its bytes: kept by the manager, or
-    /// served by the daemon here (for the others to keep serving once this display is gone).
+    /// served by the daemon here (a fetch's fallback once the owner is gone; what the others keep serving once
+    /// this display is).
     func keptContent(of name: PasteboardName) -> PasteboardContent? {
         guard let current = offered[name] else { return nil }
         if let kept = manager.keptContent(of: name, count: current.count) { return kept }
@@ -238,7 +239,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     /// or knows nothing of it.
     func foreignView(of name: PasteboardName, table: ConversionTable) -> ServedContent? {
         guard !service.isOwned(name), let current = offered[name] else { return nil }
-        if let kept = manager.keptContent(of: name, count: current.count) {
+        if let kept = keptContent(of: name) {
             return ServedContent(content: kept, acquiredAt: .currentTime, table: table, intern: x.intern)
         }
         guard let offer = engine?.current[name], offer.origin == id, !offer.types.isEmpty else { return nil }
@@ -247,8 +248,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             guard let self else { return completion(.failed("pasteboardd is stopping")) }
             self.fetch(name, type: type, serial: serial, completion: completion)
         }
-        return ServedContent(content: PasteboardContent(items: [], isSensitive: offer.isSensitive, isLocalOnly: offer.isLocalOnly),
-                             remote: remote, acquiredAt: .currentTime, table: table, intern: x.intern)
+        return ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, intern: x.intern)
     }
 
     // MARK: - Fetching for other endpoints
@@ -256,11 +256,11 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void) {
         let pending = PendingFetch(type: type, serial: serial, completion: completion)
         guard let current = offered[pasteboard], current.serial == serial else {
-            return completion(.failed("\(pasteboard) changed on \(name) since"))
+            return completion(changedSince(pasteboard))
         }
         if let content = service.content(of: pasteboard), mirrors[pasteboard] == nil {
             // The daemon serves this change here (its own copy, or kept after the owner went away).
-            return completion(Self.data(content, type, pasteboard))
+            return completion(FetchResult(type, of: content, pasteboard))
         }
         if manager.isReading(pasteboard) {
             if let read = readSoFar[pasteboard], read.count == current.count, let data = read.data[type] {
@@ -293,12 +293,12 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         if let count = awaitingTargets[pasteboard] { targetsUnread(pasteboard, count: count) }
         guard let waiting = waitingForSnapshot.removeValue(forKey: pasteboard) else { return }
         for pending in waiting {
-            guard let current = offered[pasteboard], current.serial == pending.serial else {
-                pending.completion(.failed("\(pasteboard) changed on \(name) since"))
+            guard offered[pasteboard]?.serial == pending.serial else {
+                pending.completion(changedSince(pasteboard))
                 continue
             }
-            if let content = manager.keptContent(of: pasteboard, count: current.count), content.data(for: pending.type) != nil {
-                pending.completion(Self.data(content, pending.type, pasteboard))
+            if let content = keptContent(of: pasteboard), content.data(for: pending.type) != nil {
+                pending.completion(FetchResult(pending.type, of: content, pasteboard))
             } else {
                 readLive(pasteboard, pending)
             }
@@ -314,7 +314,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         guard let pending = liveReads[pasteboard]?.first else { return }
         guard let selection = service.boards.selection(of: pasteboard), let current = offered[pasteboard],
               current.serial == pending.serial else {
-            return endLiveRead(pasteboard, .failed("\(pasteboard) changed on \(name) since"))
+            return endLiveRead(pasteboard, changedSince(pasteboard))
         }
         fetcher.start(Snapshotter.Request(selection: selection, name: pasteboard, targets: [x.intern(pending.type.rawValue)]) {
             [weak self] outcome in
@@ -323,10 +323,9 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             case .complete(let content, _) where content.data(for: pending.type) != nil:
                 self.endLiveRead(pasteboard, .data(content.data(for: pending.type)!))
             default:
-                // The owner went away or would not give it: what the manager kept of this change, if anything.
-                if let kept = self.manager.keptContent(of: pasteboard, count: current.count) ?? self.service.content(of: pasteboard),
-                   self.mirrors[pasteboard] == nil, kept.data(for: pending.type) != nil {
-                    self.endLiveRead(pasteboard, Self.data(kept, pending.type, pasteboard))
+                // The owner went away or would not give it: what this display kept of this change, if anything.
+                if let kept = self.keptContent(of: pasteboard), kept.data(for: pending.type) != nil {
+                    self.endLiveRead(pasteboard, FetchResult(pending.type, of: kept, pasteboard))
                 } else if case .failed(let why, let skipped) = outcome {
                     self.endLiveRead(pasteboard, .failed(skipped.first.map { "\($0.type): \($0.reason)" } ?? why))
                 } else {
@@ -344,7 +343,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         if !queue.isEmpty { startLiveRead(pasteboard) }
     }
 
-    private static func data(_ content: PasteboardContent, _ type: PasteboardType, _ pasteboard: PasteboardName) -> FetchResult {
-        content.data(for: type).map(FetchResult.data) ?? .failed("\(pasteboard) does not offer \(type)")
+    private func changedSince(_ pasteboard: PasteboardName) -> FetchResult {
+        .failed("\(pasteboard) changed on \(name) since")
     }
 }

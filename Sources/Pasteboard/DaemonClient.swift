@@ -45,14 +45,14 @@ final class DaemonClient {
     let endpoint: DaemonEndpoint
     var socketPath: String { endpoint.socket }
     /// The client's X display, told the daemon after hello (`onDisplay`): PRIMARY is per display. Never through a
-    /// forward: the daemon there serves other displays.
+    /// forward (the daemon there serves other displays), nor a name no display has (over 255 bytes).
     private let display: String?
 
     /// Connects to the daemon `environment` names (`DaemonEndpoint.connect`): this user's
     /// (`$XDG_RUNTIME_DIR/pasteboard/control.sock` or its fallback), or a forwarded one.
     init(environment: [String: String]) throws(DaemonClientError) {
         (endpoint, fd) = try DaemonEndpoint.connect(environment)
-        display = endpoint.isForwarded ? nil : environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        display = endpoint.isForwarded ? nil : environment["DISPLAY"].flatMap { (1...255).contains($0.utf8.count) ? $0 : nil }
     }
 
     deinit { try? fd.close() }
@@ -75,7 +75,7 @@ final class DaemonClient {
         var segments = request.encodeSegments()
         if !greeted {
             var greeting = ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode()
-            if let display, display.utf8.count <= 255 { greeting += ControlRequest.onDisplay(name: display).encode() }
+            if let display { greeting += ControlRequest.onDisplay(name: display).encode() }
             segments[0] = greeting + segments[0]
         }
         do {
@@ -96,7 +96,7 @@ final class DaemonClient {
             throw .forwardNotAnswering(socket: endpoint.socket)
         }
         if let refusal = Self.refusal(inPlaceOfHello: answer) { throw refusal }
-        if let display, display.utf8.count <= 255 {
+        if display != nil {
             // `onDisplay`'s answer: ok (an error here is the daemon's to say; the request still follows).
             if case .error(let code, let message) = try receive(deadline: deadline) { throw .daemon(code: code, message: message) }
         }

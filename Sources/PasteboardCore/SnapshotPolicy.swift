@@ -54,6 +54,22 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// names looked up.
     public static let maximumOfferedTargets = 1024
 
+    /// The targets of `offered` that name content an item may carry, each once, in order: not the protocol's
+    /// own and the others never read, not a name no item may carry (left out with its reason).
+    public static func contentTargets(offered: [String]) -> (names: [String], skipped: [SkippedRepresentation]) {
+        var skipped: [SkippedRepresentation] = []
+        var seen: Set<String> = []
+        var names: [String] = []
+        for name in offered where !neverRead.contains(name) && seen.insert(name).inserted {
+            if let problem = PasteboardType(name).nameProblem {
+                skipped.append(SkippedRepresentation(PasteboardType(name), "its name \(problem)"))
+            } else {
+                names.append(name)
+            }
+        }
+        return (names, skipped)
+    }
+
     /// What to read from an owner offering `offered`, in order, as groups of targets that carry the same
     /// data: one plain text (the others are derived when served), HTML, one of the RTF aliases, flat RTFD,
     /// one picture (PNG if offered, else the first of the image rows: TIFF, BMP, WebP, GIF, JPEG), URI
@@ -62,16 +78,8 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// reason of its own (`SnapshotPlan.Group`). Targets whose names no item may carry are left out at once
     /// with their reasons (`SnapshotPlan.skipped`); a target offered twice is read once.
     public func readingPlan(offered: [String], table: ConversionTable = .standard) -> SnapshotPlan {
-        var skipped: [SkippedRepresentation] = []
-        var seen: Set<String> = []
-        var remaining: [String] = []
-        for name in offered where !Self.neverRead.contains(name) && !Self.secretMarkers.contains(name) && seen.insert(name).inserted {
-            if let problem = PasteboardType(name).nameProblem {
-                skipped.append(SkippedRepresentation(PasteboardType(name), "its name \(problem)"))
-            } else {
-                remaining.append(name)
-            }
-        }
+        var (remaining, skipped) = Self.contentTargets(offered: offered)
+        remaining.removeAll(where: Self.secretMarkers.contains)
         var groups: [SnapshotPlan.Group] = []
         /// The offered members of `names`, in that order, as one group (none when none is offered).
         func take(_ names: [PasteboardType]) {

@@ -133,12 +133,12 @@ final class Harness {
                 worked = true
             }
             engine.handle(errors: x.takeErrors())
-            for (index, display) in displays.enumerated() {
+            for (display, side) in zip(displays, engine.sides.dropFirst()) {
                 while display.x.pendingEvents() > 0 {
-                    engine.handle(display.x.nextEvent(), onDisplay: index + 1)
+                    side.handle(display.x.nextEvent())
                     worked = true
                 }
-                engine.handle(errors: display.x.takeErrors(), onDisplay: index + 1)
+                side.handle(errors: display.x.takeErrors())
             }
             for pump in peers where pump() { worked = true }
             if worked { continue }

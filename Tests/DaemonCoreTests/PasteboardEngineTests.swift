@@ -22,14 +22,20 @@ final class FakeEndpoint: PasteboardEndpoint {
         self.name = name
     }
 
+    /// What it answers `keptContent` with, per pasteboard.
+    var kept: [PasteboardName: PasteboardContent] = [:]
+
     func serve(_ offer: Offer, count: UInt64) {
+        adopt(count: count, for: offer.pasteboard)
         served[offer.pasteboard] = offer
         echoes?(offer)
     }
     func withdraw(_ pasteboard: PasteboardName, count: UInt64) {
+        adopt(count: count, for: pasteboard)
         served[pasteboard] = nil
         withdrawn.append(pasteboard)
     }
+    func keptContent(of pasteboard: PasteboardName) -> PasteboardContent? { kept[pasteboard] }
     func adopt(count: UInt64, for pasteboard: PasteboardName) { counts[pasteboard] = max(counts[pasteboard] ?? 0, count) }
     func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void) {
         fetches.append((pasteboard, type, serial, completion))
@@ -157,6 +163,17 @@ final class PasteboardEngineTests: XCTestCase {
         engine.attach(c)
         XCTAssertEqual(c.served[.general]?.origin, a.id)
         XCTAssertEqual(c.counts[.general], 4)
+    }
+
+    func testWhatADetachedOriginKeptIsServedOnByTheOthers() throws {
+        engine.changed(.general, on: a.id, count: 3, .offered(offer(1, from: a, types: ["UTF8_STRING"])))
+        a.kept[.general] = PasteboardContent(items: [try PasteboardItem([(PasteboardType.utf8String, Array("kept on A".utf8))])])
+        engine.detach(a.id)
+        XCTAssertEqual(b.served[.general]?.content?.data(for: .utf8String), Array("kept on A".utf8), "served on with its bytes")
+        XCTAssertEqual(b.counts[.general], 3)
+        var result: FetchResult?
+        engine.fetch(.general, type: .utf8String, serial: 1, origin: a.id, for: b.id) { result = $0 }
+        XCTAssertEqual(result, .data(Array("kept on A".utf8)), "answered without the detached origin")
     }
 
     func testADetachedOriginsLazyOfferIsWithdrawnAndItsFetchesFail() {
