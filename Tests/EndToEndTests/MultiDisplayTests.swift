@@ -275,7 +275,8 @@ final class MultiDisplayTests: DesktopTestCase {
         try waitUntil(10, "A lists C's copy") { try xclipOut(on: a, "TARGETS").text.contains("application/x-endless") }
         let reader = try BackgroundRun("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", "application/x-endless"],
                                        environment: on(a).environment)
-        try waitUntil(10, "a fetch from C is under way") { reader.process.isRunning }
+        try waitUntil(10, "the daemon is fetching from C for A's reader") { try status()["fetches"] == "1" }
+        XCTAssertTrue(reader.process.isRunning)
         return (owner, reader)
     }
 
