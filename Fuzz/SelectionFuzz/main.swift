@@ -532,3 +532,11 @@ func writeSeeds(to directory: String) {
 }
 
 FuzzMain.run(fuzzOneInput, writeSeeds: writeSeeds(to:))
+
+extension IncrSend {
+    /// The bytes sent: the responder is given bytes in memory here, never a source.
+    var data: [UInt8] {
+        guard case .bytes(let bytes) = payload else { fatalError("invariant: the fuzzer's values are in memory") }
+        return bytes
+    }
+}

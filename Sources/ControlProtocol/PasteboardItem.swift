@@ -15,7 +15,7 @@ extension PasteboardItem {
 
     /// Bytes `encode` writes, to size buffers up front.
     var encodedLength: Int {
-        representations.reduce(4) { $0 + 8 + $1.type.rawValue.utf8.count + $1.data.count }
+        representations.reduce(4) { $0 + 8 + $1.type.rawValue.utf8.count + $1.byteCount }
     }
 
     /// Decodes one item as `PasteboardItem.keeping` keeps a peer's representations: one whose type no item

@@ -170,9 +170,12 @@ final class ClipboardManager {
         do {
             var skipped: [SkippedRepresentation] = []
             // Kept content is written up to the history's budget, whatever its source (a pb copy may exceed the
-            // snapshot cap): it is read back up to that.
-            let bytes = try FileSystem.readFile(path, limit: ContentArchive.readLimit(contentBytes: configuration.historyMaxBytes))
-            let archive = try ContentArchive.decode(bytes, skipped: &skipped)
+            // snapshot cap): it is read back up to that. Its large representations stay in the file and are
+            // served from there.
+            let file = try OpenFile(readingAt: path)
+            let limit = ContentArchive.readLimit(contentBytes: configuration.historyMaxBytes)
+            guard file.size <= limit else { throw SystemError.limitExceeded(operation: "reading \(path)", limit: limit) }
+            let archive = try ContentArchive.open(file, skipped: &skipped)
             if !skipped.isEmpty { log.info("restoring \(name) without \(skipped.count) of its types: \(skipped.summary())") }
             guard !archive.content.items.isEmpty else {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")
@@ -332,7 +335,10 @@ final class ClipboardManager {
         if fits && (name == .general || (name == .primary && configuration.recordPrimary)) {
             historyFile = history.add(content, pasteboard: name, time: time, changeCount: count)
         }
-        guard name == .general || persistent.contains(name), let path = archivePath(for: name) else { return }
+        guard name == .general || persistent.contains(name), let path = archivePath(for: name) else {
+            if let historyFile { serveFromFile(name, count: count, content, once: historyFile) }
+            return
+        }
         guard fits else {
             // An older archive must not come back after a restart in place of this content.
             writer.submit(.remove(path: path))
@@ -347,6 +353,69 @@ final class ClipboardManager {
             let archive = ContentArchive(pasteboard: name, changeCount: count, time: time, content: content)
             writer.submit(.writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
         }
+        serveFromFile(name, count: count, content, once: path)
+    }
+
+    // MARK: - Serving large content from its file
+
+    /// A file being written that will hold exactly a change's content.
+    private struct Adoption {
+        var name: PasteboardName
+        var count: UInt64
+        var path: String
+    }
+    /// By the id of the writer's notice that follows the file's write.
+    private var adoptions: [UInt64: Adoption] = [:]
+
+    /// Called when the content of a change was adopted from its file (`adoptWrittenFiles`): what else holds
+    /// that change's bytes (the endpoint's offer) lets them go.
+    var onAdopted: ((PasteboardName, UInt64, PasteboardContent) -> Void)?
+
+    /// Once `path` is written, serves and keeps `name`'s change `count` from it when its content has a
+    /// representation large enough to be left in the file (`ContentArchive.servedFromFileAbove`): the bytes in
+    /// memory are let go then, so a large copy costs page cache, not the daemon's memory.
+    private func serveFromFile(_ name: PasteboardName, count: UInt64, _ content: PasteboardContent, once path: String) {
+        guard !content.hasSources, content.items.contains(where: { $0.representations.contains { $0.byteCount >= ContentArchive.servedFromFileAbove } })
+        else { return }
+        adoptions[writer.submitNotice()] = Adoption(name: name, count: count, path: path)
+    }
+
+    /// The writer finished the changes before `notices`: each file this manager waited for is opened and its
+    /// content served and kept in place of the bytes in memory, if that change is still current. (The writer
+    /// is shared by the displays' managers: each takes the notices it asked for.)
+    func adoptWrittenFiles(_ notices: [UInt64]) {
+        for id in notices {
+            guard let adoption = adoptions.removeValue(forKey: id) else { continue }
+            adopt(adoption)
+        }
+    }
+
+    private func adopt(_ adoption: Adoption) {
+        let (name, count) = (adoption.name, adoption.count)
+        guard let held = keptContent(of: name, count: count) ?? (service.count(of: name) == count ? service.content(of: name) : nil)
+        else { return }
+        let archive: ContentArchive
+        do {
+            var skipped: [SkippedRepresentation] = []
+            archive = try ContentArchive.open(try OpenFile(readingAt: adoption.path), skipped: &skipped)
+        } catch {
+            log.limited(.warning, key: "adopt", "cannot serve \(name) from \(adoption.path), serving it from memory: \(error)")
+            return
+        }
+        var replacement = archive.content
+        replacement.isSensitive = held.isSensitive
+        replacement.isTransient = held.isTransient
+        replacement.isLocalOnly = held.isLocalOnly
+        guard replacement.hasSameShape(as: held) else {
+            log.limited(.warning, key: "adopt", "\(adoption.path) does not hold \(name)'s current content: serving it from memory")
+            return
+        }
+        let served = service.adopt(name, count: count, replacement)
+        let kept = state.adopt(name, count: count, replacement)
+        guard served || kept else { return }
+        log.debug("serving \(name) (count \(count)) from \(adoption.path)")
+        onAdopted?(name, count, replacement)
+        MemoryRelease.trim()
     }
 
     /// The property on a daemon's window that says it is pasteboardd's (CARDINAL/32: its process id).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import ControlProtocol
 import PasteboardCore
+import SystemSupport
+import XTypes
 
 /// The on-disk form of a pasteboard's content: the items and their representations, raw, with what is
 /// needed to restore it. Written atomically and read back with every length checked before allocating.
@@ -56,29 +58,177 @@ struct ContentArchive: Equatable {
     static func decode(_ bytes: [UInt8], skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         guard bytes.starts(with: magic) else { throw DecodeError.notAnArchive }
         var reader = WireReader(bytes, offset: magic.count)
+        return try decode(&reader, skipped: &skipped)
+    }
+
+    /// Representations at least this large read from a file (`open(_:)`) stay in it: the daemon serves them
+    /// from there (page cache), not from a copy in memory. One INCR chunk's worth: anything smaller is written
+    /// to a requestor in one request, read whole.
+    static let servedFromFileAbove = 1 << 20
+
+    /// Reads the archive in `file` as `decode` does, except that each representation of at least
+    /// `servedFromFileAbove` bytes is not read: it stays in the file (`Representation.source`), which stays
+    /// open while the content is held. Throws `DecodeError` as `decode` does, or the read's error.
+    static func open(_ file: OpenFile, skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
+        var reader = FileArchiveReader(file: file, offset: 0, keepingInFileAbove: servedFromFileAbove)
+        guard try reader.prefix(magic.count) == magic else { throw DecodeError.notAnArchive }
+        return try decode(&reader, skipped: &skipped)
+    }
+
+    private static func decode<Reader: ArchiveReading>(_ reader: inout Reader, skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         do {
             let count = try reader.u64("changeCount")
             let time = try reader.i64("time")
-            guard let name = PasteboardName.named(try reader.string("pasteboard", maximum: PasteboardLimits.maximumPasteboardNameLength)) else {
+            guard let name = PasteboardName.named(try reader.string("pasteboard", maximum: PasteboardLimits.maximumPasteboardNameLength, forbidNUL: false)) else {
                 throw DecodeError.malformed("bad pasteboard name")
             }
             var left: [SkippedRepresentation] = []
-            let items: [PasteboardItem?] = try reader.array("items", maximum: PasteboardLimits.maximumItems, minimumElementSize: 4) { reader, _ in
+            var items: [PasteboardItem] = []
+            for _ in 0..<(try reader.count("items", maximum: PasteboardLimits.maximumItems, minimumElementSize: 4)) {
                 // Any count the bytes can hold: `PasteboardItem.keeping` keeps the first the limit allows.
-                let representations: [Representation] = try reader.array("representations", maximum: .max, minimumElementSize: 8) { reader, _ in
-                    Representation(type: PasteboardType(try reader.string("type", maximum: .max)), data: try reader.bytes("data"))
+                var representations: [Representation] = []
+                for _ in 0..<(try reader.count("representations", maximum: .max, minimumElementSize: 8)) {
+                    let type = PasteboardType(try reader.string("type", maximum: .max, forbidNUL: false))
+                    representations.append(try reader.representation(of: type, "data"))
                 }
                 let (item, skipped) = PasteboardItem.keeping(representations)
                 left += skipped
-                return item
+                if let item { items.append(item) }
             }
             try reader.expectEnd(of: "archive")
             skipped += left
-            return ContentArchive(pasteboard: name, changeCount: count, time: time, content: PasteboardContent(items: items.compactMap { $0 }))
+            return ContentArchive(pasteboard: name, changeCount: count, time: time, content: PasteboardContent(items: items))
         } catch let error as DecodeError {
             throw error
-        } catch {
+        } catch let error as ControlProtocolError {
             throw DecodeError.malformed("\(error)")
         }
+    }
+}
+
+/// What `ContentArchive`'s decoder reads an archive through: the bytes in memory (`WireReader`) or its file
+/// (`FileArchiveReader`), with the same checks.
+protocol ArchiveReading {
+    mutating func u64(_ field: @autoclosure () -> String) throws -> UInt64
+    mutating func i64(_ field: @autoclosure () -> String) throws -> Int64
+    mutating func string(_ field: @autoclosure () -> String, maximum: Int, forbidNUL: Bool) throws -> String
+    mutating func count(_ field: @autoclosure () -> String, maximum: Int, minimumElementSize: Int) throws -> Int
+    /// A length-prefixed bytes field, as the representation of `type`.
+    mutating func representation(of type: PasteboardType, _ field: @autoclosure () -> String) throws -> Representation
+    func expectEnd(of kind: @autoclosure () -> String) throws
+}
+
+extension WireReader: ArchiveReading {
+    mutating func representation(of type: PasteboardType, _ field: @autoclosure () -> String) throws -> Representation {
+        Representation(type: type, data: try bytes(field()))
+    }
+}
+
+/// An archive read from its file a window at a time (`pread`), the fields checked as `WireReader` checks
+/// them; a representation of at least `keepingInFileAbove` bytes is not read but left in the file
+/// (`ArchiveFileBytes`).
+struct FileArchiveReader: ArchiveReading {
+    let file: OpenFile
+    private(set) var offset: Int
+    let keepingInFileAbove: Int
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    private static let windowSize = 64 << 10
+
+    init(file: OpenFile, offset: Int, keepingInFileAbove: Int) {
+        self.file = file
+        self.offset = offset
+        self.keepingInFileAbove = keepingInFileAbove
+    }
+
+    var remaining: Int { file.size - offset }
+
+    /// The first `count` bytes of the file (fewer if it is shorter); the reader moves past them.
+    mutating func prefix(_ count: Int) throws -> [UInt8] {
+        let bytes = try take(min(count, remaining), "magic")
+        return bytes
+    }
+
+    mutating func u64(_ field: @autoclosure () -> String) throws -> UInt64 { try littleEndian(field) }
+    mutating func i64(_ field: @autoclosure () -> String) throws -> Int64 { try littleEndian(field) }
+
+    mutating func string(_ field: @autoclosure () -> String, maximum: Int, forbidNUL: Bool) throws -> String {
+        let length = try lengthPrefix(field, maximum: maximum)
+        let start = offset
+        let bytes = try take(length, field())
+        guard let value = String(validating: bytes, as: UTF8.self), !(forbidNUL && bytes.contains(0)) else {
+            throw ControlProtocolError.invalidUTF8(field: field(), offset: start)
+        }
+        return value
+    }
+
+    mutating func count(_ field: @autoclosure () -> String, maximum: Int, minimumElementSize: Int) throws -> Int {
+        let count = Int(try littleEndian(field) as UInt32)
+        guard count <= maximum else { throw ControlProtocolError.tooLong(field: field(), length: count, maximum: maximum) }
+        if minimumElementSize > 0 && count > remaining / minimumElementSize {
+            throw ControlProtocolError.countExceedsRemainingBytes(field: field(), count: count, remaining: remaining)
+        }
+        return count
+    }
+
+    mutating func representation(of type: PasteboardType, _ field: @autoclosure () -> String) throws -> Representation {
+        let length = try lengthPrefix(field, maximum: .max)
+        guard length >= keepingInFileAbove else { return Representation(type: type, data: try take(length, field())) }
+        defer { offset += length }
+        return Representation(type: type, source: ArchiveFileBytes(file: file, offset: offset, count: length))
+    }
+
+    func expectEnd(of kind: @autoclosure () -> String) throws {
+        if remaining != 0 { throw ControlProtocolError.trailingBytes(kind: kind(), count: remaining) }
+    }
+
+    private mutating func lengthPrefix(_ field: () -> String, maximum: Int) throws -> Int {
+        let length = Int(try littleEndian(field) as UInt32)
+        guard length <= maximum else { throw ControlProtocolError.tooLong(field: field(), length: length, maximum: maximum) }
+        guard remaining >= length else {
+            throw ControlProtocolError.truncated(field: field(), offset: offset, needed: length, available: remaining)
+        }
+        return length
+    }
+
+    private mutating func littleEndian<T: FixedWidthInteger>(_ field: () -> String) throws -> T {
+        let bytes = try take(MemoryLayout<T>.size, field())
+        var value: T = 0
+        for (index, byte) in bytes.enumerated() { value |= T(byte) << (8 * index) }
+        return value
+    }
+
+    /// The next `count` bytes (from the window, refilled as needed; a long field read on its own).
+    private mutating func take(_ count: Int, _ field: @autoclosure () -> String) throws -> [UInt8] {
+        guard remaining >= count else {
+            throw ControlProtocolError.truncated(field: field(), offset: offset, needed: count, available: remaining)
+        }
+        defer { offset += count }
+        if count > Self.windowSize { return try file.read(count: count, at: offset) }
+        if offset < windowStart || offset + count > windowStart + window.count {
+            window = try file.read(count: min(Self.windowSize, remaining), at: offset)
+            windowStart = offset
+        }
+        return Array(window[(offset - windowStart)..<(offset - windowStart + count)])
+    }
+}
+
+/// A representation's bytes left in its archive: `count` bytes at `offset` of an open file, read on demand
+/// (`ByteSource`). The file stays open as long as something holds them; the daemon replaces its archives by
+/// rename, so what was opened keeps its bytes.
+final class ArchiveFileBytes: ByteSource {
+    let file: OpenFile
+    let offset: Int
+    let count: Int
+
+    init(file: OpenFile, offset: Int, count: Int) {
+        self.file = file
+        self.offset = offset
+        self.count = count
+    }
+
+    func read(_ range: Range<Int>) throws -> [UInt8] {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "a read within the representation")
+        return try file.read(count: range.count, at: offset + range.lowerBound)
     }
 }

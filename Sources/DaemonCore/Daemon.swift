@@ -288,7 +288,8 @@ public final class Daemon {
             let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
             let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
-            let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable)]
+            let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable),
+                         PollRequest(engine.writesDescriptor ?? FileDescriptor(rawValue: -1), .readable)]
             let requests = fixed + displayPolls + clientPolls.map(\.1)
             let ready: [PollEvents]
             do {
@@ -299,6 +300,7 @@ public final class Daemon {
             }
             if !ready[0].isEmpty { handleSignals() }
             if !ready[1].isEmpty { engine.conversionsFinished() }
+            if !ready[2].isEmpty || engine.writesDescriptor == nil { engine.writesFinished() }
             let clientsStart = fixed.count + displayPolls.count
             for (index, (server, _, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
                 let events = ready[index + clientsStart]

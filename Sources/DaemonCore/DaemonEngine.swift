@@ -238,6 +238,16 @@ public final class DaemonEngine {
     /// The first display's events and errors (each display's are its endpoint's to handle: `sides`).
     public func handle(_ event: XEventValue) { sides[0].handle(event) }
     public func handle(errors: [XProtocolError]) { sides[0].handle(errors: errors) }
+    /// Readable when the writer finished a file the managers wait for: call `writesFinished()` (nil when the
+    /// writer has no pipe: `expire` looks instead).
+    public var writesDescriptor: FileDescriptor? { manager.writer.noticeDescriptor }
+    /// Hands the writer's notices to every display's manager (each adopts the files it asked for).
+    public func writesFinished() {
+        let notices = manager.writer.takeNotices()
+        guard !notices.isEmpty else { return }
+        for side in sides { side.manager.adoptWrittenFiles(notices) }
+    }
+
     /// Readable when conversions finished: call `conversionsFinished()`.
     public var conversionsDescriptor: FileDescriptor { conversions.readyDescriptor }
     public func conversionsFinished() {
@@ -516,6 +526,13 @@ public final class DaemonEngine {
         for board in service.boards.all {
             pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
             pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))
+            if let content = board.served?.content {
+                // What serving it holds: bytes in memory, and bytes sent from the file they are kept in.
+                let representations = content.items.flatMap(\.representations)
+                let fromFile = representations.filter { $0.source != nil }.reduce(0) { $0 + $1.byteCount }
+                pairs.append(StatusPair("memory-bytes." + board.name.rawValue, String(content.byteCount - fromFile)))
+                pairs.append(StatusPair("file-bytes." + board.name.rawValue, String(fromFile)))
+            }
         }
         client.send(.status(pairs: pairs))
     }

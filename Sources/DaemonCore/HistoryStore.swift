@@ -81,10 +81,18 @@ final class HistoryStore {
         guard entries.indices.contains(index) else { return nil }
         let id = entries[index].id
         if let content = memory[id] { return content }
-        // An entry still on its way to the disk is read from the writer's queue.
-        guard let path = archivePath(id),
-              let bytes = writer.pendingBytes(for: path) ?? (try? FileSystem.readFile(path, limit: ContentArchive.readLimit(contentBytes: maximumBytes))),
-              let archive = try? ContentArchive.decode(bytes, skipped: &skipped), !archive.content.items.isEmpty else { return nil }
+        // An entry still on its way to the disk is read from the writer's queue; one on disk is opened, its
+        // large representations left in the file (served from there when it is copied back).
+        guard let path = archivePath(id) else { return nil }
+        let archive: ContentArchive?
+        if let bytes = writer.pendingBytes(for: path) {
+            archive = try? ContentArchive.decode(bytes, skipped: &skipped)
+        } else if let file = try? OpenFile(readingAt: path), file.size <= ContentArchive.readLimit(contentBytes: maximumBytes) {
+            archive = try? ContentArchive.open(file, skipped: &skipped)
+        } else {
+            archive = nil
+        }
+        guard let archive, !archive.content.items.isEmpty else { return nil }
         return archive.content
     }
 

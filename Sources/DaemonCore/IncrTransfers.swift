@@ -55,9 +55,15 @@ final class IncrTransfers {
         serials.label(.transfer(key))
         switch step {
         case .writeChunk(let range):
-            transfer.send.data.withUnsafeBytes { all in
-                x.changeProperty(key.requestor, key.property, type: transfer.send.type,
-                                 bytes: UnsafeRawBufferPointer(rebasing: all[range]))
+            do {
+                try transfer.send.payload.withChunk(range) { chunk in
+                    x.changeProperty(key.requestor, key.property, type: transfer.send.type, bytes: chunk)
+                }
+            } catch {
+                // The file the content is served from failed to read: the requestor's transfer ends short of
+                // its size (it sees a transfer cut off, never other bytes), and the reason is logged.
+                end(key, reason: "its content could not be read from its file: \(error)")
+                return
             }
             transfer.deadline = clock.now() + timeout
             active[key] = transfer

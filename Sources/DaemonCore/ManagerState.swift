@@ -57,6 +57,20 @@ struct ManagerState {
 
     func phase(of name: PasteboardName) -> Phase? { phases[name] }
 
+    /// Keeps `replacement` — the same content, its large representations in a file — in place of what was read
+    /// or written for `name` at `count`, if that is still the phase; true when it did.
+    mutating func adopt(_ name: PasteboardName, count: UInt64, _ replacement: PasteboardContent) -> Bool {
+        switch phases[name] {
+        case .read(count, let content) where replacement.hasSameShape(as: content):
+            phases[name] = .read(count: count, content: replacement)
+        case .takeoverDue(count, let content, let due, let ownerTime) where replacement.hasSameShape(as: content):
+            phases[name] = .takeoverDue(count: count, content: replacement, due: due, ownerTime: ownerTime)
+        default:
+            return false
+        }
+        return true
+    }
+
     /// Another client took `name` at change `count`: true when its content is to be read (not paused, not
     /// from an excluded application).
     mutating func foreignOwner(_ name: PasteboardName, count: UInt64, excluded: Bool) -> Bool {

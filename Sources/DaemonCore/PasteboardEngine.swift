@@ -64,6 +64,10 @@ protocol PasteboardEndpoint: AnyObject {
     /// The bytes this side holds of its own current offer of `pasteboard` (what it read of it, or serves itself),
     /// asked when it is detached: the others keep serving them.
     func keptContent(of pasteboard: PasteboardName) -> PasteboardContent?
+    /// The content of the offer this side serves for `pasteboard` on another's behalf is now `content`: the
+    /// same, its large representations in a file (`PasteboardEngine.serveFromFile`). Hold and serve that, and
+    /// let the bytes in memory go.
+    func replaceContent(of pasteboard: PasteboardName, with content: PasteboardContent)
 }
 
 /// The one pasteboard across endpoints: which side's content each shared pasteboard holds now (the current
@@ -130,6 +134,19 @@ final class PasteboardEngine {
         self.log = log
         self.fetchTimeout = fetchTimeout
         self.isShared = isShared
+    }
+
+    /// `origin`'s offer `serial` of `name` now has its content in a file (`content`: the same items, types and
+    /// sizes, the large bytes left in the file): the engine and every side serving it hold that instead of
+    /// the bytes in memory. Nothing happens for an offer that is no longer current.
+    func serveFromFile(_ name: PasteboardName, origin: EndpointID, serial: UInt64, _ content: PasteboardContent) {
+        guard var offer = current[name], offer.origin == origin, offer.serial == serial,
+              let held = offer.content, content.hasSameShape(as: held) else { return }
+        offer.content = content
+        current[name] = offer
+        for (id, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) where id != origin {
+            endpoint.replaceContent(of: name, with: content)
+        }
     }
 
     // MARK: - Endpoints

@@ -189,7 +189,15 @@ final class RequestServer {
         for type in parked.types {
             switch parked.served.lookup(x.intern(type), services: services) {
             case .value(let value):
-                guard let bytes = value.bytes else { continue }
+                // Content served from its file is read for the client (it gets the bytes in one message).
+                let bytes: [UInt8]
+                do {
+                    guard let read = try value.inMemory().bytes else { continue }
+                    bytes = read
+                } catch {
+                    failed.append((type, "its bytes could not be read from the daemon's file: \(error)"))
+                    continue
+                }
                 onPaste?(parked.selection)
                 let served = x.name(of: value.type) ?? type
                 parked.completion(.value(type: served, bytes: bytes))

@@ -97,6 +97,14 @@ final class SelectionService {
         return served.content
     }
 
+    /// Serves `name`'s change `count` from `replacement` — the same content, its large representations in a
+    /// file — when that change is still what the daemon serves (`ServedContent.adopt`); true when it did.
+    func adopt(_ name: PasteboardName, count: UInt64, _ replacement: PasteboardContent) -> Bool {
+        guard let board = boards.board(named: name), board.counter.count == count, let served = board.served,
+              !served.isRemote else { return false }
+        return served.adopt(replacement)
+    }
+
     /// Stops watching and serving `name` (a named pasteboard being removed): releases it if owned.
     func unwatch(_ name: PasteboardName) {
         guard let board = boards.board(named: name) else { return }

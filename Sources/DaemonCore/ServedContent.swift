@@ -18,7 +18,9 @@ import XTypes
 /// or a source a derived type needs — is fetched from the origin the first time (`Lookup.converting` while it
 /// comes; `onFetched` then says to look again) and kept for the rest of this change.
 final class ServedContent {
-    let content: PasteboardContent
+    /// What is served. Its large representations may stay in a file (`Representation.source`: restored from
+    /// the disk, or adopted once written there); they are sent from it, a chunk at a time.
+    private(set) var content: PasteboardContent
     /// The types offered by another endpoint whose bytes are fetched on request, and how.
     let remote: RemoteTypes?
     let acquiredAt: Timestamp
@@ -113,10 +115,9 @@ final class ServedContent {
         case .converting: return .converting
         case nil: break
         }
-        if unreadablePictures[type] != nil, let bytes = content.data(for: type) {
-            return .value(PropertyValue(type: target, bytes: bytes))
-        }
+        if unreadablePictures[type] != nil, let value = sourceValue(of: type, as: target) { return .value(value) }
         guard let plan = table.plan(producing: type, from: sources) else { return .refused }
+        if plan.isIdentity, let value = sourceValue(of: plan.source, as: target) { return .value(value) }
         var fetchedNow = data(for: plan.source)
         if fetchedNow == nil {
             let waiting = awaitRemote(plan.source, for: type)
@@ -149,6 +150,21 @@ final class ServedContent {
             failures.append((type, "\(error)"))
             return .refused
         }
+    }
+
+    /// The value of a type the content has, as `target`: sent from its file when it stays in one, else its bytes.
+    private func sourceValue(of type: PasteboardType, as target: Atom) -> PropertyValue? {
+        if let source = content.source(for: type) { return PropertyValue(type: target, source: source) }
+        return content.data(for: type).map { PropertyValue(type: target, bytes: $0) }
+    }
+
+    /// Serves `replacement` — the same content with its large representations in a file (`Representation.source`)
+    /// — in place of the bytes in memory, which are let go. False (nothing changed) unless it has the same items
+    /// with the same types and sizes.
+    func adopt(_ replacement: PasteboardContent) -> Bool {
+        guard replacement.hasSameShape(as: content) else { return false }
+        content = replacement
+        return true
     }
 
     /// Takes a finished job's result: the target's value, or the part of its plan that runs off the loop

@@ -233,7 +233,7 @@ final class Snapshotter {
     private func kept(_ snapshot: Active, _ representation: Representation) {
         snapshot.request.onKept?(representation)
         snapshot.fetched.append(representation)
-        snapshot.total += representation.data.count
+        snapshot.total += representation.byteCount
         snapshot.standIn = nil
         snapshot.queue.removeFirst()
     }
@@ -333,7 +333,7 @@ final class Snapshotter {
             case .keepAsGiven(let representation, let problem):
                 // Served as given; the next of its group may be a picture the others can be made from.
                 snapshot.fetched.append(representation)
-                snapshot.total += representation.data.count
+                snapshot.total += representation.byteCount
                 snapshot.standIn = SkippedRepresentation(PasteboardType("picture types made from \(target)"), problem.reason)
                 advance(snapshot, tryNext: true)
             case .leaveOut(let left):

@@ -72,6 +72,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         manager.onTargets = { [weak self] name, count, names in self?.targetsRead(name, count: count, names) }
         manager.onKept = { [weak self] name, count, representation in self?.snapshotKept(name, count: count, representation) }
         manager.onRestored = { [weak self] name, count in self?.changed(name, count: count, .data) }
+        manager.onAdopted = { [weak self] name, count, content in self?.servedFromFile(name, count: count, content) }
     }
 
     var configuration: DaemonConfiguration {
@@ -216,6 +217,20 @@ final class XDisplayEndpoint: PasteboardEndpoint {
                 self?.mirrors[offer.pasteboard] = nil
             }
         }
+    }
+
+    func replaceContent(of pasteboard: PasteboardName, with content: PasteboardContent) {
+        guard var mirror = mirrors[pasteboard], let held = mirror.content, content.hasSameShape(as: held),
+              let count = service.count(of: pasteboard) else { return }
+        mirror.content = content
+        mirrors[pasteboard] = mirror
+        _ = service.adopt(pasteboard, count: count, content)
+    }
+
+    /// This display's own change `count` of `name` is served from its file now: so is the engine's offer.
+    private func servedFromFile(_ name: PasteboardName, count: UInt64, _ content: PasteboardContent) {
+        guard let engine, let current = offered[name], current.count == count, mirrors[name] == nil else { return }
+        engine.serveFromFile(name, origin: id, serial: current.serial, content)
     }
 
     func withdraw(_ pasteboard: PasteboardName, count: UInt64) {

@@ -1,12 +1,70 @@
 // SPDX-License-Identifier: Apache-2.0
+import XTypes
+
 /// One representation of an item: a type and its bytes, never re-encoded.
+///
+/// The bytes are in memory, or — for large content the daemon holds that is also on disk — in a file
+/// (`ByteSource`), read when they are needed: `source` says which, `byteCount` costs nothing either way, and
+/// `data` reads a source's bytes (a failed read gives no bytes: whoever must tell a failure from an empty
+/// value reads through `bytes()`). Two representations are equal when their types and bytes are.
 public struct Representation: Hashable, Sendable {
     public var type: PasteboardType
-    public var data: [UInt8]
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case bytes([UInt8])
+        case source(any ByteSource)
+    }
 
     public init(type: PasteboardType, data: [UInt8]) {
         self.type = type
-        self.data = data
+        self.storage = .bytes(data)
+    }
+
+    /// A representation whose bytes stay in `source` until they are read.
+    public init(type: PasteboardType, source: any ByteSource) {
+        self.type = type
+        self.storage = .source(source)
+    }
+
+    /// The bytes (read from the source, if there is one; nothing when that read fails). Setting them puts
+    /// them in memory.
+    public var data: [UInt8] {
+        get { (try? bytes()) ?? [] }
+        set { storage = .bytes(newValue) }
+    }
+
+    /// The bytes, from memory or read from the source (which may throw).
+    public func bytes() throws -> [UInt8] {
+        switch storage {
+        case .bytes(let bytes): bytes
+        case .source(let source): try source.read(0..<source.count)
+        }
+    }
+
+    /// How many bytes, without reading a source.
+    public var byteCount: Int {
+        switch storage {
+        case .bytes(let bytes): bytes.count
+        case .source(let source): source.count
+        }
+    }
+
+    /// The source the bytes stay in, or nil when they are in memory.
+    public var source: (any ByteSource)? {
+        if case .source(let source) = storage { return source }
+        return nil
+    }
+
+    public static func == (a: Representation, b: Representation) -> Bool {
+        guard a.type == b.type, a.byteCount == b.byteCount else { return false }
+        if let x = a.source, let y = b.source, x === y { return true }
+        return a.data == b.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(byteCount)
     }
 }
 
@@ -42,8 +100,10 @@ public struct PasteboardItem: Hashable, Sendable {
     public var types: [PasteboardType] { representations.map(\.type) }
     /// The bytes offered for `type`, or nil.
     public func data(for type: PasteboardType) -> [UInt8]? { representations.first { $0.type == type }?.data }
+    /// The representation of `type`, or nil.
+    public func representation(for type: PasteboardType) -> Representation? { representations.first { $0.type == type } }
     /// Total bytes of data over all representations.
-    public var byteCount: Int { representations.reduce(0) { $0 + $1.data.count } }
+    public var byteCount: Int { representations.reduce(0) { $0 + $1.byteCount } }
 }
 
 /// Why representations do not make an item.
@@ -109,6 +169,26 @@ public struct PasteboardContent: Equatable, Sendable {
         }
         return items.lazy.compactMap { $0.data(for: type) }.first
     }
+
+    /// The file the bytes X peers get for `type` stay in, when they are not in memory (`data(for:)` reads them).
+    public func source(for type: PasteboardType) -> (any ByteSource)? {
+        guard type != .uriList || items.filter({ $0.representation(for: .uriList) != nil }).count == 1 else { return nil }
+        return items.lazy.compactMap { $0.representation(for: type) }.first?.source
+    }
+
+    /// True when `other` has the same items with the same types, in order, of the same sizes, and the same
+    /// flags: the same content as far as can be told without reading the bytes.
+    public func hasSameShape(as other: PasteboardContent) -> Bool {
+        isSensitive == other.isSensitive && isTransient == other.isTransient && isLocalOnly == other.isLocalOnly
+            && items.count == other.items.count
+            && zip(items, other.items).allSatisfy { a, b in
+                a.representations.count == b.representations.count
+                    && zip(a.representations, b.representations).allSatisfy { $0.type == $1.type && $0.byteCount == $1.byteCount }
+            }
+    }
+
+    /// True when some representation's bytes stay in a file.
+    public var hasSources: Bool { items.contains { $0.representations.contains { $0.source != nil } } }
 
     public var byteCount: Int { items.reduce(0) { $0 + $1.byteCount } }
 }

@@ -16,12 +16,13 @@ public struct TransferKey: Hashable, Sendable, CustomStringConvertible {
 /// An INCR transfer sent by the owner (ICCCM 2.5), as a value.
 ///
 /// The owner has written the `INCR` header and sent SelectionNotify. Each time the requestor deletes
-/// the property, `propertyDeleted()` says what to write next: the next chunk of `data`, then one
+/// the property, `propertyDeleted()` says what to write next: the next chunk of the payload, then one
 /// zero-length property that ends the transfer. Timeouts and the requestor's death are the shell's
-/// business: it drops the value.
+/// business: it drops the value. A payload from a `ByteSource` is read a chunk at a time by the shell
+/// (`Payload.chunk`), so a transfer from a file holds one chunk, not the whole value.
 public struct IncrSend: Equatable, Sendable {
     public enum Step: Equatable, Sendable {
-        /// Write `data[range]` with `type`, format 8, replacing the property.
+        /// Write the payload's bytes in this range with `type`, format 8, replacing the property.
         case writeChunk(Range<Int>)
         /// Write a zero-length property with `type`; the transfer is then complete.
         case writeEnd
@@ -29,34 +30,64 @@ public struct IncrSend: Equatable, Sendable {
         case done
     }
 
+    /// What is sent: bytes in memory, or a source read a chunk at a time.
+    public enum Payload: Sendable {
+        case bytes([UInt8])
+        case source(any ByteSource)
+
+        public var count: Int {
+            switch self {
+            case .bytes(let bytes): bytes.count
+            case .source(let source): source.count
+            }
+        }
+
+        /// Calls `body` with the bytes of `range`: in place for bytes in memory, read from the source (which
+        /// may throw) otherwise.
+        public func withChunk<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) throws -> Result {
+            switch self {
+            case .bytes(let bytes):
+                return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            case .source(let source):
+                let chunk = try source.read(range)
+                return chunk.withUnsafeBytes(body)
+            }
+        }
+    }
+
     public let key: TransferKey
     public let type: Atom
-    public let data: [UInt8]
+    public let payload: Payload
     public let chunkSize: Int
     public private(set) var offset: Int = 0
     public private(set) var isComplete = false
     public private(set) var chunksWritten = 0
 
     /// - Precondition: `chunkSize > 0`.
-    public init(key: TransferKey, type: Atom, data: [UInt8], chunkSize: Int) {
+    public init(key: TransferKey, type: Atom, payload: Payload, chunkSize: Int) {
         precondition(chunkSize > 0, "INCR chunks must hold at least one byte")
         self.key = key
         self.type = type
-        self.data = data
+        self.payload = payload
         self.chunkSize = chunkSize
+    }
+
+    /// A transfer of bytes in memory.
+    public init(key: TransferKey, type: Atom, data: [UInt8], chunkSize: Int) {
+        self.init(key: key, type: type, payload: .bytes(data), chunkSize: chunkSize)
     }
 
     /// The header property the owner writes before notifying: type INCR, one 32-bit item holding the
     /// total size (a lower bound per ICCCM; here exact, capped at UInt32.max).
     public func header(incrAtom: Atom) -> PropertyValue {
-        PropertyValue(type: incrAtom, longs: [UInt32(clamping: data.count)])
+        PropertyValue(type: incrAtom, longs: [UInt32(clamping: payload.count)])
     }
 
     /// Advances after the requestor deleted the property.
     public mutating func propertyDeleted() -> Step {
         if isComplete { return .done }
-        if offset < data.count {
-            let end = min(offset + chunkSize, data.count)
+        if offset < payload.count {
+            let end = min(offset + chunkSize, payload.count)
             defer { offset = end; chunksWritten += 1 }
             return .writeChunk(offset..<end)
         }
@@ -66,7 +97,7 @@ public struct IncrSend: Equatable, Sendable {
 
     public static func == (a: IncrSend, b: IncrSend) -> Bool {
         a.key == b.key && a.type == b.type && a.offset == b.offset && a.isComplete == b.isComplete
-            && a.chunkSize == b.chunkSize && a.data.count == b.data.count
+            && a.chunkSize == b.chunkSize && a.payload.count == b.payload.count
     }
 }
 

@@ -40,4 +40,6 @@ public enum Refusal: Equatable, Sendable {
     case sideEffectTarget(Atom)
     /// A MULTIPLE request listing more pairs than the owner accepts.
     case tooManyPairs(Int)
+    /// The value's bytes come from a source (a file) that could not be read.
+    case unreadableSource(Atom)
 }

@@ -153,16 +153,24 @@ public struct SelectionResponder: Sendable {
             return false
         }
         if value.byteCount > incrThreshold {
-            guard case .bytes(let bytes) = value.items else {
+            let payload: IncrSend.Payload
+            switch value.items {
+            case .bytes(let bytes): payload = .bytes(bytes)
+            case .source(let source): payload = .source(source)
+            case .shorts, .longs:
                 plan.refusals.append(.tooLargeForOneRequest(target))
                 return false
             }
             let transfer = IncrSend(key: TransferKey(requestor: requestor, property: property),
-                                    type: value.type, data: bytes, chunkSize: chunkSize)
+                                    type: value.type, payload: payload, chunkSize: chunkSize)
             plan.writes.append(PropertyWrite(property: property, value: transfer.header(incrAtom: atoms.incr)))
             plan.transfers.append(transfer)
+        } else if let inMemory = try? value.inMemory() {
+            // A small value from a source is read now and written whole.
+            plan.writes.append(PropertyWrite(property: property, value: inMemory))
         } else {
-            plan.writes.append(PropertyWrite(property: property, value: value))
+            plan.refusals.append(.unreadableSource(target))
+            return false
         }
         return true
     }

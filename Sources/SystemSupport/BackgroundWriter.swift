@@ -11,6 +11,9 @@ import Glibc
 ///   reader on the submitting side sees its own writes before they reach the disk.
 /// - `drain()` returns once everything submitted before it is done (a clean stop).
 /// - Failures are kept, one line each (never content), for the owner to log: `takeFailures()`.
+/// - A `notice` change is a mark in the queue: once every change before it is done, its id is queued for
+///   `takeNotices()` and `noticeDescriptor` becomes readable (the loop learns that a file it asked for is
+///   on disk without waiting for it).
 /// - A process killed meanwhile loses the queued changes, never a file already written.
 ///
 /// The thread lives as long as the process; only the queue is shared, under one mutex.
@@ -27,6 +30,8 @@ public final class BackgroundWriter: @unchecked Sendable {
         case remove(path: String)
         /// Removes the files of `directory` whose name has one of `suffixes` or starts with a dot.
         case sweep(directory: String, suffixes: [String])
+        /// Nothing to change: `id` is handed back (`takeNotices`) once the changes before it are done.
+        case notice(id: UInt64)
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -34,13 +39,21 @@ public final class BackgroundWriter: @unchecked Sendable {
     /// Guarded by `mutex`. The first change is the one in progress; it leaves the queue once done.
     private var queue: [Change] = []
     private var failures: [String] = []
+    private var notices: [UInt64] = []
     private var started = false
     /// False if the thread could not be started: changes are then carried out by `submit` itself.
     private var threaded = true
 
+    private let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
+
+    /// Readable once a `notice` is done (nil if no pipe could be made: `takeNotices()` is then called on a
+    /// timer by the owner all the same).
+    public var noticeDescriptor: FileDescriptor? { wake?.readEnd }
+
     public init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
+        wake = try? FileDescriptor.pipe(nonBlocking: true)
     }
 
     /// Queues `change`; returns at once. The thread starts with the first change.
@@ -54,6 +67,7 @@ public final class BackgroundWriter: @unchecked Sendable {
             // Without a thread the change is made here, in order all the same: nothing is lost.
             pthread_mutex_unlock(mutex)
             if let failure = Self.perform(change) { locked { failures.append(failure) } }
+            if case .notice(let id) = change { deliver(id) }
             return
         }
         queue.append(change)
@@ -91,6 +105,35 @@ public final class BackgroundWriter: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    private var lastNoticeID: UInt64 = 0
+
+    /// Queues a `notice` with a new id (unique for this writer), and returns the id.
+    public func submitNotice() -> UInt64 {
+        let id = locked { () -> UInt64 in
+            lastNoticeID += 1
+            return lastNoticeID
+        }
+        submit(.notice(id: id))
+        return id
+    }
+
+    /// The ids of the notices done since the last call, in order; empties `noticeDescriptor`.
+    public func takeNotices() -> [UInt64] {
+        if let wake {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while let n = try? buffer.withUnsafeMutableBytes({ try wake.readEnd.read(into: $0) }), n > 0 {}
+        }
+        return locked {
+            defer { notices = [] }
+            return notices
+        }
+    }
+
+    private func deliver(_ id: UInt64) {
+        locked { notices.append(id) }
+        if let wake { _ = try? wake.writeEnd.write([1]) }
+    }
+
     /// The failures since the last call, oldest first.
     public func takeFailures() -> [String] {
         locked {
@@ -124,8 +167,10 @@ public final class BackgroundWriter: @unchecked Sendable {
             pthread_mutex_lock(mutex)
             queue.removeFirst()
             if let failure { failures.append(failure) }
+            if case .notice(let id) = change { notices.append(id) }
             pthread_cond_broadcast(condition)
             pthread_mutex_unlock(mutex)
+            if case .notice = change, let wake { _ = try? wake.writeEnd.write([1]) }
         }
     }
 
@@ -145,6 +190,8 @@ public final class BackgroundWriter: @unchecked Sendable {
             for name in names where name.hasPrefix(".") || suffixes.contains(where: { name.hasSuffix($0) }) {
                 try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
             }
+        case .notice:
+            break
         }
         return nil
     }

@@ -74,6 +74,8 @@ public enum SystemError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingEnvironment(name: String)
     /// A value could not be used, e.g. a string containing NUL passed where C needs a path.
     case invalidArgument(operation: String, reason: String)
+    /// A file ended before the bytes a reader needed: `got` of `expected`.
+    case unexpectedEndOfFile(operation: String, expected: Int, got: Int)
 
     public var description: String {
         switch self {
@@ -87,6 +89,8 @@ public enum SystemError: Error, Hashable, Sendable, CustomStringConvertible {
             return "$\(name) is not set"
         case .invalidArgument(let operation, let reason):
             return "\(operation): \(reason)"
+        case .unexpectedEndOfFile(let operation, let expected, let got):
+            return "\(operation): the file ends after \(got) of the \(expected) bytes needed"
         }
     }
 }

@@ -126,6 +126,33 @@ extension FileDescriptor {
         try retryingInterrupts("read(\(rawValue))") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
+    /// Reads up to `buffer.count` bytes at `offset` in the file, without moving the file offset, retrying
+    /// `EINTR`. Returns 0 at end of file.
+    ///
+    /// The corresponding C function is `pread(2)`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        try retryingInterrupts("pread(\(rawValue))") { Glibc.pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Exactly `count` bytes at `offset` (a file does not change under a reader that uses this); throws
+    /// `SystemError.unexpectedEndOfFile` when the file ends first.
+    public func read(count: Int, at offset: Int) throws -> [UInt8] {
+        var done = 0
+        let bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            while done < count {
+                let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[done..<count]),
+                                   at: offset + done)
+                if got == 0 { break }
+                done += got
+            }
+            initialized = done
+        }
+        guard done == count else {
+            throw SystemError.unexpectedEndOfFile(operation: "pread(\(rawValue))", expected: count, got: done)
+        }
+        return bytes
+    }
+
     /// Reads what is available now, at most `max` bytes, from a non-blocking descriptor.
     ///
     /// The corresponding C function is `read(2)`.

@@ -243,6 +243,11 @@ public final class XConnection: XDisplay {
         switch value.items {
         case .bytes(let bytes):
             bytes.withUnsafeBytes { changeProperty(window, property, type: value.type, bytes: $0, mode: mode) }
+        case .source:
+            // The selection responder reads a source itself (and refuses one that does not read); this keeps the
+            // door total: what reads is written, else an empty value.
+            let bytes = (try? value.inMemory().bytes) ?? []
+            bytes.withUnsafeBytes { changeProperty(window, property, type: value.type, bytes: $0, mode: mode) }
         case .shorts(let shorts):
             let cShorts = shorts.map { CShort(bitPattern: $0) }
             _ = cShorts.withUnsafeBytes { raw in

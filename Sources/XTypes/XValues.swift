@@ -40,6 +40,18 @@ public struct Timestamp: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var description: String { "time \(rawValue)" }
 }
 
+/// Bytes kept outside the process's heap — a file the daemon wrote — read a range at a time when they are
+/// needed, so that holding large content costs page cache, not memory.
+///
+/// Contract: a source is immutable (its `count` and bytes never change) and `read` may be called from any
+/// thread; a failed read throws and leaves the source usable.
+public protocol ByteSource: AnyObject, Sendable {
+    /// How many bytes the source holds.
+    var count: Int { get }
+    /// The bytes of `range`, which lies within `0..<count`.
+    func read(_ range: Range<Int>) throws -> [UInt8]
+}
+
 /// The value of a window property as X carries it: a type atom and items of 8, 16 or 32 bits.
 /// Format-32 items are kept as `UInt32` here; the X door converts them to and from C longs.
 public struct PropertyValue: Equatable, Sendable {
@@ -47,6 +59,18 @@ public struct PropertyValue: Equatable, Sendable {
         case bytes([UInt8])
         case shorts([UInt16])
         case longs([UInt32])
+        /// 8-bit data read from a `ByteSource` as it is sent (an INCR transfer's chunks), never whole in memory.
+        case source(any ByteSource)
+
+        public static func == (a: Items, b: Items) -> Bool {
+            switch (a, b) {
+            case (.bytes(let x), .bytes(let y)): x == y
+            case (.shorts(let x), .shorts(let y)): x == y
+            case (.longs(let x), .longs(let y)): x == y
+            case (.source(let x), .source(let y)): x === y
+            default: false
+            }
+        }
     }
     public var type: Atom
     public var items: Items
@@ -54,10 +78,11 @@ public struct PropertyValue: Equatable, Sendable {
     public init(type: Atom, bytes: [UInt8]) { self.type = type; self.items = .bytes(bytes) }
     public init(type: Atom, longs: [UInt32]) { self.type = type; self.items = .longs(longs) }
     public init(type: Atom, items: Items) { self.type = type; self.items = items }
+    public init(type: Atom, source: any ByteSource) { self.type = type; self.items = .source(source) }
 
     /// 8, 16 or 32.
     public var format: Int {
-        switch items { case .bytes: 8; case .shorts: 16; case .longs: 32 }
+        switch items { case .bytes, .source: 8; case .shorts: 16; case .longs: 32 }
     }
     /// The size the data occupies on the wire, in bytes.
     public var byteCount: Int {
@@ -65,6 +90,7 @@ public struct PropertyValue: Equatable, Sendable {
         case .bytes(let b): b.count
         case .shorts(let s): s.count * 2
         case .longs(let l): l.count * 4
+        case .source(let source): source.count
         }
     }
     /// The items as atoms (for ATOM and ATOM_PAIR values); empty for 8- and 16-bit data.
@@ -72,10 +98,17 @@ public struct PropertyValue: Equatable, Sendable {
         if case .longs(let l) = items { return l.map(Atom.init(rawValue:)) }
         return []
     }
-    /// The data as bytes when the format is 8, else nil.
+    /// The data as bytes when the format is 8 and they are in memory, else nil.
     public var bytes: [UInt8]? {
         if case .bytes(let b) = items { return b }
         return nil
+    }
+
+    /// The value with a `source`'s bytes read into memory (a value small enough for one request); other
+    /// values as they are. Throws what the source's read throws.
+    public func inMemory() throws -> PropertyValue {
+        guard case .source(let source) = items else { return self }
+        return PropertyValue(type: type, bytes: try source.read(0..<source.count))
     }
 }
 

@@ -46,7 +46,7 @@ extension Runner {
             var lines: [String] = []
             for (index, item) in try board(request.pasteboard).heldItems.enumerated() {
                 lines.append("item \(index)")
-                lines += item.representations.map { "  \($0.type)\t\($0.data.count) bytes" }
+                lines += item.representations.map { "  \($0.type)\t\($0.byteCount) bytes" }
             }
             Output.line(lines.joined(separator: "\n"))
             return .success

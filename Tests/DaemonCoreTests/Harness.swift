@@ -154,6 +154,14 @@ final class Harness {
         }
     }
 
+    /// Waits until every file the daemon asked for is written, hands the writer's notices to the daemon (as
+    /// the loop does when they arrive) and settles.
+    func finishWrites() {
+        engine.manager.writer.drain()
+        engine.writesFinished()
+        settle()
+    }
+
     /// Moves the clock and lets timers fire.
     func advance(by duration: Duration) {
         settle()

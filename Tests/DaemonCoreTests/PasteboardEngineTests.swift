@@ -36,6 +36,7 @@ final class FakeEndpoint: PasteboardEndpoint {
         withdrawn.append(pasteboard)
     }
     func keptContent(of pasteboard: PasteboardName) -> PasteboardContent? { kept[pasteboard] }
+    func replaceContent(of pasteboard: PasteboardName, with content: PasteboardContent) { served[pasteboard]?.content = content }
     func adopt(count: UInt64, for pasteboard: PasteboardName) { counts[pasteboard] = max(counts[pasteboard] ?? 0, count) }
     func fetch(_ pasteboard: PasteboardName, type: PasteboardType, serial: UInt64, completion: @escaping (FetchResult) -> Void) {
         fetches.append((pasteboard, type, serial, completion))

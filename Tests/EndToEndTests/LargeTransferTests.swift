@@ -39,6 +39,33 @@ final class LargeTransferTests: DesktopTestCase {
         XCTAssertTrue(pasted.stdout == data, "pb paste received 64 MiB from xclip byte-exact")
     }
 
+    /// A large copy the daemon keeps is served from its file once written (status: its bytes are the file's,
+    /// none in memory), byte-exact to xclip and pb, whether the daemon took it over from an owner that exited
+    /// or restored it after a restart.
+    func testALargeKeptCopyIsServedFromItsFileAcrossATakeoverAndARestart() throws {
+        let (path, data) = try randomFile(20 << 20, name: "kept.bin")
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", "application/octet-stream", path], input: [])
+        try waitUntil(60, "the copy is kept in its file") {
+            try pb("history", "list").text.hasPrefix("0\t") && pb("history", "list").text.split(separator: "\n").first?.contains("\t\(data.count) B\t") == true
+                && status()["writes"] == "0"
+        }
+        stop(owner)
+        try waitUntil(20, "pasteboardd took over, serving from the file") {
+            let status = try status()
+            return status["owned.CLIPBOARD"] == "yes" && status["file-bytes.CLIPBOARD"] == String(data.count)
+        }
+        XCTAssertEqual(try status()["memory-bytes.CLIPBOARD"], "0", "nothing of it held in memory")
+        let viaXclip = try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"], timeout: 120)
+        XCTAssertTrue(viaXclip.stdout == data, "xclip read it byte-exact from the file (\(viaXclip.stdout.count) bytes)")
+        XCTAssertTrue(try pb("paste", "-t", "application/octet-stream").stdout == data, "pb paste too")
+
+        desktop.stopDaemon()
+        try desktop.startDaemon()
+        XCTAssertEqual(try status()["file-bytes.CLIPBOARD"], String(data.count), "restored without reading it into memory")
+        let again = try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"], timeout: 120)
+        XCTAssertTrue(again.stdout == data, "the restored copy pastes byte-exact")
+    }
+
     func testStalledINCRRequestorDelaysNoOtherPasteAndIsDroppedAfterTheTimeout() throws {
         let (path, data) = try randomFile(12 << 20, name: "medium.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")

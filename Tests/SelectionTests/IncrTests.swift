@@ -62,25 +62,50 @@ final class IncrSendTests: XCTestCase {
         for _ in 0..<3 { XCTAssertEqual(send.propertyDeleted(), .done) }
     }
 
-    func testChunksReassembleTheDataForManySizes() {
+    func testChunksReassembleTheDataForManySizes() throws {
         for (count, chunk) in [(1, 1), (2, 1), (100, 7), (100, 100), (100, 99), (100, 101), (4_097, 1_024)] {
-            var send = transfer(count, chunkSize: chunk)
-            var reassembled: [UInt8] = []
-            var chunks = 0
-            loop: while true {
-                switch send.propertyDeleted() {
-                case .writeChunk(let range):
-                    XCTAssertFalse(range.isEmpty)
-                    XCTAssertLessThanOrEqual(range.count, chunk)
-                    reassembled += send.data[range]
-                    chunks += 1
-                case .writeEnd: break loop
-                case .done: XCTFail("done before writeEnd"); break loop
+            let data = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            for payload in [IncrSend.Payload.bytes(data), .source(ArraySource(data))] {
+                var send = IncrSend(key: TransferKey(requestor: WindowID(7), property: Atom(300)), type: Atom(301),
+                                    payload: payload, chunkSize: chunk)
+                var reassembled: [UInt8] = []
+                var chunks = 0
+                loop: while true {
+                    switch send.propertyDeleted() {
+                    case .writeChunk(let range):
+                        XCTAssertFalse(range.isEmpty)
+                        XCTAssertLessThanOrEqual(range.count, chunk)
+                        reassembled += try send.payload.withChunk(range) { Array($0) }
+                        chunks += 1
+                    case .writeEnd: break loop
+                    case .done: XCTFail("done before writeEnd"); break loop
+                    }
                 }
+                XCTAssertEqual(reassembled, data, "\(count)/\(chunk)")
+                XCTAssertEqual(chunks, (count + chunk - 1) / chunk, "\(count)/\(chunk)")
             }
-            XCTAssertEqual(reassembled, send.data, "\(count)/\(chunk)")
-            XCTAssertEqual(chunks, (count + chunk - 1) / chunk, "\(count)/\(chunk)")
         }
+    }
+
+    func testAChunkThatCannotBeReadThrowsAndTheTransferCanBeDropped() {
+        var send = IncrSend(key: TransferKey(requestor: WindowID(7), property: Atom(300)), type: Atom(301),
+                            payload: .source(ArraySource([1, 2, 3], failing: true)), chunkSize: 2)
+        XCTAssertEqual(send.header(incrAtom: Atom(9)).atoms, [Atom(3)], "the header gives the source's size")
+        guard case .writeChunk(let range) = send.propertyDeleted() else { return XCTFail("a chunk first") }
+        XCTAssertThrowsError(try send.payload.withChunk(range) { Array($0) })
+    }
+}
+
+/// Bytes in memory behind the `ByteSource` door, for the tests; `failing` makes every read throw.
+final class ArraySource: ByteSource, @unchecked Sendable {
+    struct ReadFailed: Error {}
+    let bytes: [UInt8]
+    let failing: Bool
+    init(_ bytes: [UInt8], failing: Bool = false) { self.bytes = bytes; self.failing = failing }
+    var count: Int { bytes.count }
+    func read(_ range: Range<Int>) throws -> [UInt8] {
+        if failing { throw ReadFailed() }
+        return Array(bytes[range])
     }
 }
 
@@ -119,4 +144,9 @@ final class IncrReceiveTests: XCTestCase {
         XCTAssertEqual(receive.data, [1])
         XCTAssertEqual(receive.type, type)
     }
+}
+
+extension IncrSend {
+    /// Every byte the transfer sends, read through its payload (nil when a read fails).
+    var sentBytes: [UInt8]? { try? payload.withChunk(0..<payload.count) { Array($0) } }
 }

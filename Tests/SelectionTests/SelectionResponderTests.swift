@@ -185,7 +185,7 @@ final class SelectionResponderTests: XCTestCase {
         let transfer = plan.transfers[0]
         XCTAssertEqual(transfer.key, TransferKey(requestor: requestor, property: Atom(300)))
         XCTAssertEqual(transfer.type, htmlAtom, "chunks carry the real type, not INCR")
-        XCTAssertEqual(transfer.data, data)
+        XCTAssertEqual(transfer.sentBytes, data)
         XCTAssertEqual(transfer.chunkSize, 4)
     }
 
@@ -196,6 +196,36 @@ final class SelectionResponderTests: XCTestCase {
         ) { _ in PropertyValue(type: htmlAtom, bytes: data) }
         XCTAssertEqual(plan.writes, [PropertyWrite(property: Atom(200), value: PropertyValue(type: htmlAtom, bytes: data))])
         XCTAssertTrue(plan.transfers.isEmpty)
+    }
+
+    func testAValueFromASourceIsSentFromItInChunksWhenLarge() throws {
+        let data = (0..<25).map { UInt8($0) }
+        let source = ArraySource(data)
+        let plan = responder(incrThreshold: 10, chunkSize: 4).plan(
+            for: request(htmlAtom), acquiredAt: acquired, offered: [htmlAtom], multiplePairs: nil
+        ) { _ in PropertyValue(type: htmlAtom, source: source) }
+        XCTAssertEqual(plan.writes, [PropertyWrite(property: Atom(200), value: PropertyValue(type: atoms.incr, longs: [25]))])
+        guard case .source(let sent) = plan.transfers.first?.payload else { return XCTFail("an INCR transfer from the source") }
+        XCTAssertTrue(sent === source, "the transfer reads the source a chunk at a time, it is not copied first")
+        XCTAssertEqual(plan.transfers.first?.sentBytes, data)
+    }
+
+    func testASmallValueFromASourceIsReadAndWrittenWhole() {
+        let data = [UInt8](repeating: 0x62, count: 10)
+        let plan = responder(incrThreshold: 10, chunkSize: 4).plan(
+            for: request(htmlAtom), acquiredAt: acquired, offered: [htmlAtom], multiplePairs: nil
+        ) { _ in PropertyValue(type: htmlAtom, source: ArraySource(data)) }
+        XCTAssertEqual(plan.writes, [PropertyWrite(property: Atom(200), value: PropertyValue(type: htmlAtom, bytes: data))])
+        XCTAssertTrue(plan.transfers.isEmpty)
+    }
+
+    func testASourceThatCannotBeReadIsRefusedNotSentEmpty() {
+        let plan = responder(incrThreshold: 10, chunkSize: 4).plan(
+            for: request(htmlAtom), acquiredAt: acquired, offered: [htmlAtom], multiplePairs: nil
+        ) { _ in PropertyValue(type: htmlAtom, source: ArraySource([1, 2, 3], failing: true)) }
+        XCTAssertTrue(plan.isRefused)
+        XCTAssertEqual(plan.refusals, [.unreadableSource(htmlAtom)])
+        XCTAssertTrue(plan.writes.isEmpty)
     }
 
     func testOversizeFormat32ValueIsRefused() {
@@ -348,6 +378,6 @@ final class SelectionResponderTests: XCTestCase {
             PropertyWrite(property: Atom(202), value: PropertyValue(type: atoms.incr, longs: [50])),
         ])
         XCTAssertEqual(plan.transfers.map(\.key), [TransferKey(requestor: requestor, property: Atom(202))])
-        XCTAssertEqual(plan.transfers.first?.data, big)
+        XCTAssertEqual(plan.transfers.first?.sentBytes, big)
     }
 }

@@ -261,7 +261,8 @@ public final class FakeXServer {
 
         public func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue, mode: PropertyMode) {
             guard request("ChangeProperty", window: window) else { return }
-            var stored = value
+            // As the X door: a source's bytes are read and sent (an X server never holds a file).
+            var stored = (try? value.inMemory()) ?? PropertyValue(type: value.type, bytes: [])
             if mode != .replace, let old = server.windows[window]?.properties[property], old.format == value.format {
                 switch (old.items, value.items) {
                 case (.bytes(let a), .bytes(let b)): stored = PropertyValue(type: value.type, items: .bytes(mode == .append ? a + b : b + a))
@@ -297,6 +298,7 @@ public final class FakeXServer {
             case .bytes(let all): let p = part(all); read = .bytes(p.items); after = p.after
             case .shorts(let all): let p = part(all); read = .shorts(p.items); after = p.after
             case .longs(let all): let p = part(all); read = .longs(p.items); after = p.after
+            case .source: read = .bytes([]); after = 0   // never stored (changeProperty reads it)
             }
             if delete && after == 0 {
                 server.windows[window]?.properties[property] = nil

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+import ControlProtocol
+@testable import DaemonCore
+import Foundation
+import PasteboardCore
+import SystemSupport
+import TestSupport
+import XCTest
+import XTypes
+
+/// Large content the daemon holds that is also on disk is served from its file, not from a copy in memory:
+/// a pb copy and a foreign copy kept once their file is written, content restored at start, a history entry
+/// copied back. Readers get the same bytes either way (X requestors through INCR, pb through the socket);
+/// what is not on disk stays in memory; a file that fails to read refuses, and costs nothing else.
+final class ServingFromFileTests: XCTestCase {
+    let picture = PasteboardType("image/x-test-raw")
+    /// Larger than `ContentArchive.servedFromFileAbove`, not a multiple of the INCR chunk.
+    let big = (0..<(3 << 20) + 12_345).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+    let small = Array("a caption".utf8)
+
+    private func copyBig(_ h: Harness, options: CopyOptions = []) throws -> UInt64 {
+        let item = try PasteboardItem([Representation(type: picture, data: big), Representation(type: .utf8PlainText, data: small)])
+        guard case .changeCount(_, let count)? = h.send(.setItems(pasteboard: "CLIPBOARD", items: [item], options: options)).first else {
+            XCTFail("the copy was not answered with a count")
+            return 0
+        }
+        return count
+    }
+
+    /// What the daemon serves for CLIPBOARD now.
+    private func served(_ h: Harness) -> PasteboardContent? { h.engine.service.boards.board(named: .general)?.served?.content }
+
+    func testACopyIsServedFromItsFileOnceWrittenAndPastesTheSameBytes() throws {
+        let h = try Harness(keepState: true)
+        _ = try copyBig(h)
+        XCTAssertNil(served(h)?.source(for: picture), "served from memory until the file is written")
+        h.finishWrites()
+        let source = try XCTUnwrap(served(h)?.source(for: picture), "served from the file once written")
+        XCTAssertEqual(source.count, big.count)
+        XCTAssertNil(served(h)?.source(for: .utf8PlainText), "a small representation stays in memory")
+        XCTAssertTrue(h.log.contains { $0.contains("serving CLIPBOARD (count 1) from") }, "\(h.log)")
+
+        let paste = h.paste(picture.rawValue)
+        XCTAssertEqual(paste.result??.bytes, big, "an X requestor gets every byte, through INCR from the file")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "a caption")
+        guard case .items(let items)? = h.send(.read(pasteboard: "CLIPBOARD", types: [picture.rawValue], display: ":99")).first else {
+            return XCTFail("pb paste was not answered")
+        }
+        XCTAssertEqual(items.first?.data(for: picture), big, "pb paste gets the same bytes through the socket")
+    }
+
+    func testAForeignCopyIsKeptInItsFileAndServedFromThereOnceItsOwnerExits() throws {
+        let h = try Harness(keepState: true)
+        let owner = h.owner([(picture.rawValue, big), ("UTF8_STRING", small)])
+        owner.own()
+        h.settle()
+        h.finishWrites()
+        guard case .read(_, let kept)? = h.engine.manager.state.phase(of: .general) else { return XCTFail("nothing kept") }
+        XCTAssertNotNil(kept.source(for: picture), "what the manager keeps for a takeover is the file's")
+        owner.exit()
+        h.advance(by: .zero)
+        XCTAssertTrue(h.daemonOwns())
+        XCTAssertNotNil(served(h)?.source(for: picture), "taken over and served from the file")
+        XCTAssertEqual(h.paste(picture.rawValue).result??.bytes, big)
+    }
+
+    func testContentRestoredAtStartIsServedFromTheFile() throws {
+        let directory = NSTemporaryDirectory() + "serving-from-file-" + UUID().uuidString
+        do {
+            let h = try Harness(keepState: true, directory: directory)
+            _ = try copyBig(h)
+            h.finishWrites()
+        }
+        let h = try Harness(keepState: true, directory: directory)
+        XCTAssertTrue(h.daemonOwns(), "restored")
+        XCTAssertNotNil(served(h)?.source(for: picture), "restored without reading the large bytes")
+        XCTAssertEqual(h.paste(picture.rawValue).result??.bytes, big)
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "a caption")
+    }
+
+    func testAHistoryEntryCopiedBackIsServedFromItsFile() throws {
+        let h = try Harness(keepState: true)
+        _ = try copyBig(h)
+        try h.copy([(.utf8PlainText, "something else")])
+        h.finishWrites()
+        XCTAssertNil(served(h)?.source(for: picture))
+        XCTAssertEqual(h.send(.historyCopy(index: 1)).count, 1)
+        XCTAssertNotNil(served(h)?.source(for: picture), "the entry's file serves it")
+        XCTAssertEqual(h.paste(picture.rawValue).result??.bytes, big)
+    }
+
+    func testWithoutAFileContentStaysInMemory() throws {
+        var configuration = DaemonConfiguration()
+        configuration.ramOnly = true
+        let ramOnly = try Harness(configuration: configuration, keepState: true)
+        _ = try copyBig(ramOnly)
+        ramOnly.finishWrites()
+        XCTAssertFalse(served(ramOnly)?.hasSources ?? true, "RAM-only: nothing on disk to serve from")
+        XCTAssertEqual(ramOnly.paste(picture.rawValue).result??.bytes, big)
+
+        let secret = try Harness(keepState: true)
+        _ = try copyBig(secret, options: [.sensitive])
+        secret.finishWrites()
+        XCTAssertFalse(served(secret)?.hasSources ?? true, "secret content is never written, so never served from a file")
+        XCTAssertEqual(secret.paste(picture.rawValue).result??.bytes, big)
+    }
+
+    func testAFileThatNoLongerReadsCutsThatTransferOffAndTheDaemonServesOn() throws {
+        let h = try Harness(keepState: true)
+        _ = try copyBig(h)
+        h.finishWrites()
+        let source = try XCTUnwrap(served(h)?.source(for: picture) as? ArchiveFileBytes)
+        // Truncated in place (the daemon itself only ever replaces its files by rename).
+        XCTAssertEqual(truncate(source.file.path, 100), 0)
+        let paste = h.paste(picture.rawValue)
+        XCTAssertNotEqual(paste.result??.bytes, big, "never other bytes passed off as the content")
+        XCTAssertTrue(h.log.contains { $0.contains("could not be read from its file") }, "\(h.log)")
+        XCTAssertFalse(h.log.contains { $0.contains("a caption") }, "never content in the log")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "a caption", "the rest is still served")
+        guard case .error? = h.send(.read(pasteboard: "CLIPBOARD", types: [picture.rawValue], display: ":99")).first else {
+            return XCTFail("pb paste of what cannot be read is an error, not empty bytes")
+        }
+    }
+
+    // MARK: - The archive read from its file
+
+    func testAnArchiveOpenedFromItsFileIsTheArchiveDecodedFromItsBytes() throws {
+        let content = PasteboardContent(items: [
+            try PasteboardItem([Representation(type: picture, data: big), Representation(type: .utf8PlainText, data: small)]),
+            try PasteboardItem([Representation(type: .html, data: Array("<p>two</p>".utf8))]),
+        ])
+        let bytes = ContentArchive(pasteboard: .general, changeCount: 9, time: 1_700_000_000, content: content).encode()
+        let path = NSTemporaryDirectory() + "archive-" + UUID().uuidString
+        try AtomicFile.write(bytes, to: path, mode: 0o600)
+        var skipped: [SkippedRepresentation] = []
+        let opened = try ContentArchive.open(try OpenFile(readingAt: path), skipped: &skipped)
+        XCTAssertEqual(opened, try ContentArchive.decode(bytes, skipped: &skipped))
+        XCTAssertNotNil(opened.content.source(for: picture))
+        XCTAssertNil(opened.content.source(for: .html))
+
+        // Replaced by rename, as the daemon replaces its files: what was opened keeps its bytes.
+        try AtomicFile.write(Array("replaced".utf8), to: path, mode: 0o600)
+        XCTAssertEqual(opened.content.data(for: picture), big)
+    }
+
+    func testEveryTruncationOfAnArchiveFailsTheSameWayFromItsFileAsFromItsBytes() throws {
+        let content = PasteboardContent(items: [try PasteboardItem([Representation(type: .utf8PlainText, data: small),
+                                                                     Representation(type: picture, data: Array(big.prefix(2 << 20)))])])
+        let whole = ContentArchive(pasteboard: .general, changeCount: 1, time: 2, content: content).encode()
+        let path = NSTemporaryDirectory() + "archive-" + UUID().uuidString
+        var cuts = Array(0..<80)
+        cuts += [whole.count - 1, whole.count - 100, whole.count / 2]
+        for cut in cuts {
+            let bytes = Array(whole.prefix(cut))
+            try AtomicFile.write(bytes, to: path, mode: 0o600)
+            var skipped: [SkippedRepresentation] = []
+            let fromBytes = Result { try ContentArchive.decode(bytes, skipped: &skipped) }
+            let fromFile = Result { try ContentArchive.open(try OpenFile(readingAt: path), skipped: &skipped) }
+            switch (fromBytes, fromFile) {
+            case (.failure(let a), .failure(let b)):
+                XCTAssertEqual(String(describing: type(of: a)), String(describing: type(of: b)), "cut at \(cut)")
+            default:
+                XCTFail("cut at \(cut): \(fromBytes) from the bytes, \(fromFile) from the file")
+            }
+        }
+        // A length that claims more than the file holds is refused before anything is read or allocated.
+        var lying = whole
+        let text = try XCTUnwrap(whole.firstRange(of: small), "the text's bytes are in the archive")
+        lying[text.lowerBound - 1] = 0xFF   // the high byte of its u32 length
+        try AtomicFile.write(lying, to: path, mode: 0o600)
+        var skipped: [SkippedRepresentation] = []
+        XCTAssertThrowsError(try ContentArchive.open(try OpenFile(readingAt: path), skipped: &skipped))
+    }
+}
