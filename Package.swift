@@ -83,8 +83,9 @@ let package = Package(
             dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport"]
         ),
 
-        /// The example program of docs/library.md, built and run by the tests so it stays true.
-        .executableTarget(name: "CopyRich", dependencies: ["Pasteboard"], path: "docs/examples"),
+        /// The example programs of docs/library.md, built and run by the tests so they stay true.
+        .executableTarget(name: "CopyRich", dependencies: ["Pasteboard"], path: "docs/examples/CopyRich"),
+        .executableTarget(name: "ProvideLazily", dependencies: ["Pasteboard"], path: "docs/examples/ProvideLazily"),
 
         // MARK: - Build plugins
 
@@ -104,7 +105,7 @@ let package = Package(
         /// The image codecs against pictures PIL wrote (make-fixtures.py), hostile input and threads.
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "Images", "TestSupport"], exclude: ["make-fixtures.py"]),
         /// The library's requestor on a fake X server.
-        .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "TestSupport", "XTypes"]),
+        .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "ControlProtocol", "PasteboardCore", "TestSupport", "XTypes"]),
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
         .testTarget(
             name: "DaemonCoreTests",

@@ -89,6 +89,13 @@ func check(_ request: ControlRequest) {
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) types to read")
         types.forEach(checkType)
         checkText(display)
+    case .setItemProviders(let pasteboard, let types, let options):
+        checkName(pasteboard, "pasteboard")
+        invariant(types.count <= PasteboardLimits.maximumItems, "\(types.count) provided items")
+        types.forEach { $0.forEach(checkType) }
+        invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
+    case .provided: break
+    case .provideFailed(_, let reason): checkText(reason)
     case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays:
         break
     }
@@ -122,6 +129,7 @@ func check(_ response: ControlResponse) {
     case .targets(let types):
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) targets")
         types.forEach(checkType)
+    case .provide(_, let type): checkType(type)
     }
 }
 
@@ -405,6 +413,17 @@ func fuzzEncode(_ input: inout FuzzInput) {
             let display = input.freeText()
             request = .read(pasteboard: pasteboard, types: types, display: display)
             expected = .read(pasteboard: pasteboard, types: types, display: truncated(display, text))
+        case .setItemProviders:
+            let pasteboard = name()
+            let types = (0..<Int(input.u8() % 4)).map { _ in (0..<Int(input.u8() % 4)).map { _ in typeName() } }
+            request = .setItemProviders(pasteboard: pasteboard, types: types, options: CopyOptions(rawValue: input.u32()).intersection(.all))
+        case .provided:
+            let id = input.u64()
+            request = .provided(request: id, data: input.take(Int(input.u16())))
+        case .provideFailed:
+            let (id, reason) = (input.u64(), input.freeText())
+            request = .provideFailed(request: id, reason: reason)
+            expected = .provideFailed(request: id, reason: truncated(reason, text))
         }
         invariant(request.kind == kind, "request \(request) has kind \(request.kind), built as \(kind)")
         roundTrip(request, expected: expected ?? request, namesValid: valid, kind: "request \(kind)",
@@ -473,6 +492,9 @@ func fuzzEncode(_ input: inout FuzzInput) {
             expected = .changed(pasteboard: pasteboard, count: count, types: types, state: truncated(state, text), image: image)
         case .targets:
             response = .targets((0..<Int(input.u8() % 5)).map { _ in typeName() })
+            expected = response
+        case .provide:
+            response = .provide(request: input.u64(), type: typeName())
             expected = response
         }
         invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")

@@ -65,6 +65,17 @@ public enum ControlRequest: Hashable, Sendable {
     /// prints), for a client with no X display of its own (through the remote socket). Answer: `targets`;
     /// `notFound` when the daemon does not hold the pasteboard.
     case targets(pasteboard: String)
+    /// Replace a pasteboard's content with items whose types are announced now and whose bytes this client
+    /// provides when a reader first asks (NSPasteboardItemDataProvider): one list of types per item. Answer:
+    /// `changeCount`; then, while the content is served, the daemon sends `provide` events on this
+    /// connection and the client answers each with `provided` or `provideFailed`. The daemon closes the
+    /// connection once the content is replaced; the client closing it withdraws the types not provided.
+    case setItemProviders(pasteboard: String, types: [[String]], options: CopyOptions)
+    /// The bytes of the type a `provide` event with this `request` number asked for. Answer: `ok`.
+    case provided(request: UInt64, data: [UInt8])
+    /// The type a `provide` event asked for cannot be given (`reason`, for the log): readers are refused.
+    /// Answer: `ok`.
+    case provideFailed(request: UInt64, reason: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -93,6 +104,9 @@ public enum ControlRequest: Hashable, Sendable {
         case addDisplay = 0x0021
         case removeDisplay = 0x0022
         case onDisplay = 0x0023
+        case setItemProviders = 0x0030
+        case provided = 0x0031
+        case provideFailed = 0x0032
     }
 
     public var kind: Kind {
@@ -122,6 +136,9 @@ public enum ControlRequest: Hashable, Sendable {
         case .removeDisplay: return .removeDisplay
         case .onDisplay: return .onDisplay
         case .targets: return .targets
+        case .setItemProviders: return .setItemProviders
+        case .provided: return .provided
+        case .provideFailed: return .provideFailed
         }
     }
 
@@ -179,11 +196,24 @@ public enum ControlRequest: Hashable, Sendable {
             writer.string(pasteboard)
             writer.wire.array(types) { $0.string($1) }
             writer.string(display, truncatingTo: ControlLimits.maximumStringLength)
+        case .setItemProviders(let pasteboard, let types, let options):
+            writer.string(pasteboard)
+            writer.wire.array(types) { writer, item in writer.array(item) { $0.string($1) } }
+            writer.u32(options.rawValue)
+        case .provided(let request, let data):
+            writer.u64(request)
+            writer.wire.sharedBytes(data)
+        case .provideFailed(let request, let reason):
+            writer.u64(request)
+            writer.string(reason, truncatingTo: ControlLimits.maximumStringLength)
         }
         return writer
     }
 
-    private var payloadHint: Int { (carriedItems?.items.encodedLength ?? 0) + 300 }
+    private var payloadHint: Int {
+        if case .provided(_, let data) = self { return data.count < WireWriter.sharingThreshold ? data.count + 300 : 300 }
+        return (carriedItems?.items.encodedLength ?? 0) + 300
+    }
 
     /// The pasteboard and items a request that writes (`setItems`, `setExpiringItems`, `addItems`) carries.
     public var carriedItems: (pasteboard: String, items: [PasteboardItem])? {
@@ -287,6 +317,23 @@ public enum ControlRequest: Hashable, Sendable {
             request = .removeDisplay(name: try fields.displayName("removeDisplay.name"))
         case .onDisplay:
             request = .onDisplay(name: try fields.displayName("onDisplay.name"))
+        case .setItemProviders:
+            let pasteboard = try fields.pasteboardName("setItemProviders.pasteboard")
+            let types = try fields.array("setItemProviders.types", maximum: PasteboardLimits.maximumItems, minimumElementSize: 4) { reader, index in
+                try reader.typeNames("setItemProviders.types[\(index)]")
+            }
+            let options = CopyOptions(rawValue: try fields.u32("setItemProviders.options"))
+            guard CopyOptions.all.isSuperset(of: options) else {
+                throw ControlProtocolError.invalidValue(field: "setItemProviders.options",
+                                                        reason: "unknown flags 0x\(String(options.subtracting(.all).rawValue, radix: 16))")
+            }
+            request = .setItemProviders(pasteboard: pasteboard, types: types, options: options)
+        case .provided:
+            fields.deferringFieldsOf = nil   // the data is this message's own field, read whole
+            request = .provided(request: try fields.u64("provided.request"), data: try fields.bytes("provided.data"))
+        case .provideFailed:
+            request = .provideFailed(request: try fields.u64("provideFailed.request"),
+                                     reason: try fields.string("provideFailed.reason", maximum: ControlLimits.maximumStringLength))
         case .pasteboards: request = .pasteboards
         case .historyClear: request = .historyClear
         case .pause: request = .pause

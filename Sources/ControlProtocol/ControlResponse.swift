@@ -24,6 +24,9 @@ public enum ControlResponse: Hashable, Sendable {
     case changed(pasteboard: String, count: UInt64, types: [String], state: String, image: ImageSummary? = nil)
     /// Answer to `targets`: the TARGETS list, in the daemon's order (TARGETS, TIMESTAMP and MULTIPLE first).
     case targets([String])
+    /// Event on a `setItemProviders` connection: a reader asks for `type`; answer with `provided` or
+    /// `provideFailed` carrying `request`.
+    case provide(request: UInt64, type: String)
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -37,6 +40,7 @@ public enum ControlResponse: Hashable, Sendable {
         case items = 0x8008
         case changed = 0x8009
         case targets = 0x800A
+        case provide = 0x8020
     }
 
     public var kind: Kind {
@@ -51,6 +55,15 @@ public enum ControlResponse: Hashable, Sendable {
         case .items: return .items
         case .changed: return .changed
         case .targets: return .targets
+        case .provide: return .provide
+        }
+    }
+
+    /// Events are pushed by the daemon, not answers to a request: `changed` and `provide`.
+    public var isEvent: Bool {
+        switch self {
+        case .changed, .provide: true
+        default: false
         }
     }
 
@@ -123,6 +136,9 @@ public enum ControlResponse: Hashable, Sendable {
             }
         case .targets(let types):
             writer.wire.array(types) { $0.string($1) }
+        case .provide(let request, let type):
+            writer.u64(request)
+            writer.string(type)
         }
         return writer
     }
@@ -201,6 +217,8 @@ public enum ControlResponse: Hashable, Sendable {
                                     : nil)
         case .targets:
             response = .targets(try fields.typeNames("targets"))
+        case .provide:
+            response = .provide(request: try fields.u64("provide.request"), type: try fields.typeName("provide.type"))
         }
         try fields.expectEnd(of: "\(kind)")
         return response

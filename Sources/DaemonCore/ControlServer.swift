@@ -220,7 +220,7 @@ final class ControlServer {
     /// answers the client's current request.
     func send(_ response: ControlResponse, to id: ClientID) {
         guard let client = clients[id] else { return }
-        if case .changed = response {} else {
+        if response.isEvent {} else {
             client.answering = false
             if client.decoder.bufferedByteCount > 0 { answered.insert(id) }
         }
@@ -271,9 +271,13 @@ final class ControlServer {
         clients[id]?.closeWhenFlushed = true
     }
 
+    /// Called with each client dropped, whatever the reason (it closed, broke the protocol, or was closed).
+    var onDrop: ((ClientID) -> Void)?
+
     func drop(_ id: ClientID) {
         guard let client = clients.removeValue(forKey: id) else { return }
         try? client.fd.close()
+        onDrop?(id)
     }
 
     /// Closes clients stuck mid-frame for longer than the idle timeout.

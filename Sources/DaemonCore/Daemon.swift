@@ -106,6 +106,9 @@ public final class Daemon {
                           maximumFrameLength: configuration.remoteMaxRequestBytes, maximumClients: cap,
                           access: RemoteAccess(requestsPerSecond: configuration.remoteRequestsPerSecond), clock: clock)
         }
+        // Lazy providers live on control-socket connections (the remote socket refuses them).
+        server.onDrop = { [unowned self] in engine.clientClosed($0) }
+        engine.closeClient = { [unowned self] in server.drop($0) }
         engine.broadcast = { [unowned self] response, name in
             for server in servers {
                 // Remote watchers learn of a change, never what withheld content is (`RemoteAccess.event`).

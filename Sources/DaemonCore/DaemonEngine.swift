@@ -58,6 +58,8 @@ public final class DaemonEngine {
     private let stateDirectory: String?
     private var persistedCounts: [PasteboardName: UInt64] = [:]
     private var persistentNames: Set<PasteboardName> = []
+    /// The clients providing a pasteboard's content (`setItemProviders`), by client.
+    private var providers: [UInt64: ProviderSession] = [:]
     private(set) var configuration: DaemonConfiguration
     /// Tells the watching clients about a change (set by the loop, which knows its clients).
     public var broadcast: ((ControlResponse, String) -> Void)?
@@ -91,6 +93,7 @@ public final class DaemonEngine {
         nextEndpoint += 1
         side.engine = bridge
         side.broadcast = { [weak self] name, count, state, types, image in
+            self?.endProviders(of: name, replacedBy: count)
             self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
                                       image: image),
                              name.rawValue)
@@ -259,10 +262,12 @@ public final class DaemonEngine {
     }
 
     public var nextDeadline: MonotonicInstant? {
-        (sides.compactMap(\.nextDeadline) + ([bridge.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
+        (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline)
+            + ([bridge.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
     }
 
     public func expire(now: MonotonicInstant) {
+        for session in providers.values.sorted(by: { $0.client < $1.client }) { session.expire(now: now) }
         bridge.expire(now: now)
         for side in sides { side.expire(now: now) }
         for index in entries.indices where entries[index].retryAt.map({ $0 <= now }) == true { attempt(index, now: now) }
@@ -309,6 +314,10 @@ public final class DaemonEngine {
         case .onDisplay(let name):
             client.setDisplay(name)
             client.send(.ok)
+        case .setItemProviders(let pasteboard, let types, let options): provide(pasteboard, types: types, options: options, client)
+        case .provided(let request, let data): providerAnswered(request, .data(data), client)
+        case .provideFailed(let request, let reason):
+            providerAnswered(request, .failed("the application that copied it could not provide it: \(reason)"), client)
         }
     }
 
@@ -376,6 +385,86 @@ public final class DaemonEngine {
         }
         service.own(name, content: content, pasteOnce: options.contains(.pasteOnce), expiresAfter: expiresAfter) {
             client.send(Self.response($0, name))
+        }
+    }
+
+    // MARK: - Lazy providers
+
+    /// Serves content whose types `client` provides when first asked (`ProviderSession`): one change now, the
+    /// bytes fetched over the client's connection on request and kept for the change. Never recorded in
+    /// history nor written to the disk (it exists only while asked for); what the client provided stays served
+    /// after it goes away, and a pasteboard it provided nothing of is cleared then.
+    private func provide(_ raw: String, types: [[String]], options: CopyOptions, _ client: Client) {
+        guard let name = watchedName(raw, client) else { return }
+        if let problem = ProviderSession.problem(with: types) { return client.send(.error(code: .badRequest, message: problem)) }
+        guard providers[client.id] == nil else {
+            return client.send(.error(code: .badRequest, message: "this connection already provides a pasteboard's content; open another"))
+        }
+        let session = ProviderSession(client: client.id, pasteboard: name, items: types.map { $0.map { PasteboardType($0) } },
+                                      timeout: bridge.fetchTimeout, clock: clock, send: client.send)
+        var content = PasteboardContent(items: [], isSensitive: options.contains(.sensitive), isTransient: true,
+                                        isLocalOnly: options.contains(.localOnly))
+        if content.isSensitive, let hint = try? PasteboardItem([Representation(type: PasteboardType(SnapshotPolicy.passwordManagerHint),
+                                                                                 data: Array("secret".utf8))]) {
+            content.items = [hint]
+        }
+        let remote = ServedContent.RemoteTypes(types: session.types) { [weak session, name] type, completion in
+            guard let session else { return completion(.failed("the application that copied \(name) is gone")) }
+            session.fetch(type, completion: completion)
+        }
+        providers[client.id] = session
+        let ownership = SelectionService.Ownership(content: content, remote: remote, pasteOnce: options.contains(.pasteOnce))
+        side(for: name, client).service.own(name, ownership) { [weak self] result in
+            if case .success(let count) = result { session.count = count } else { self?.providers[client.id] = nil }
+            client.send(Self.response(result, name))
+        }
+    }
+
+    private func providerAnswered(_ request: UInt64, _ result: FetchResult, _ client: Client) {
+        guard let session = providers[client.id], session.answer(request, result) else {
+            return client.send(.error(code: .notFound, message: "no provide request \(request) waits on this connection (answered, timed out, or never asked)"))
+        }
+        client.send(.ok)
+    }
+
+    /// A change of `name` to `count` ends the sessions that provided an earlier change of it: their requests
+    /// are refused and their connections closed (the clients' providers are done).
+    private func endProviders(of name: PasteboardName, replacedBy count: UInt64) {
+        for (id, session) in providers.sorted(by: { $0.key < $1.key }) where session.pasteboard == name {
+            guard let provided = session.count, provided != count else { continue }
+            providers[id] = nil
+            session.end("\(name) changed")
+            closeClient?(id)
+        }
+    }
+
+    /// Closes a client's connection (set by the loop).
+    public var closeClient: ((UInt64) -> Void)?
+
+    /// The loop closed client `id`'s connection. A provider's content keeps what it provided; the types it
+    /// never provided are withdrawn (not provided first: an application closing should not compute every type
+    /// nobody asked for, and one that died cannot) — silently, the same change — and a pasteboard it provided
+    /// nothing of is cleared (a change: there is nothing left to paste).
+    public func clientClosed(_ id: UInt64) {
+        guard let session = providers.removeValue(forKey: id) else { return }
+        let name = session.pasteboard
+        session.end("the application that copied \(name) is gone")
+        guard let count = session.count else { return }
+        for side in sides where side.service.count(of: name) == count && side.service.isOwned(name) {
+            let served = side.service.content(of: name)
+            if served == nil, let kept = session.providedContent(sensitive: false, localOnly: false) {
+                var content = kept
+                if let board = side.service.boards.board(named: name)?.served {
+                    content.isSensitive = board.content.isSensitive
+                    content.isLocalOnly = board.content.isLocalOnly
+                    content.items = board.content.items + content.items   // the password-manager hint, if any
+                }
+                log.info("the application providing \(name) went away: serving the \(kept.types.count) types it provided")
+                side.service.own(name, SelectionService.Ownership(content: content, silent: true)) { _ in }
+            } else if served == nil {
+                log.info("the application providing \(name) went away having provided nothing: clearing it")
+                side.service.clear(name) { _ in }
+            }
         }
     }
 

@@ -215,6 +215,21 @@ final class ServedContent {
         return .converting
     }
 
+    /// The bytes of offered `type` for another endpoint: at hand, or fetched as a reader's request would fetch
+    /// them (and kept the same way); `completion` runs once.
+    func fetchOffered(_ type: PasteboardType, completion: @escaping (FetchResult) -> Void) {
+        if let bytes = data(for: type) { return completion(.data(bytes)) }
+        guard let remote, remote.types.contains(type) else { return completion(.failed("\(type) is not offered")) }
+        if case .failed(let reason) = fetched[type] { return completion(.failed(reason)) }
+        remote.fetch(type) { [weak self] result in
+            if case .data(let bytes) = result, let self, self.data(for: type) == nil {
+                self.fetched[type] = .ready(bytes)
+                self.onFetched?()
+            }
+            completion(result)
+        }
+    }
+
     /// Why the conversion to `target` failed, if it did.
     func failureReason(for target: Atom) -> String? {
         guard let type = typeByAtom[target] else { return nil }

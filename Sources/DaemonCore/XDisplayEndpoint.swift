@@ -117,8 +117,13 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         }
         switch state {
         case .data, .sensitive:
-            guard let content = service.content(of: name) else { return }
-            engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: content.types, content: content)))
+            if let content = service.content(of: name) {
+                engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: content.types, content: content)))
+            } else if mirrors[name] == nil, let served = service.boards.board(named: name)?.served {
+                // Content whose bytes come on request (a lazy provider's): its types, fetched from here.
+                engine.changed(name, on: id, count: count, .offered(newOffer(name, count: count, types: served.offeredTypes,
+                                                                             sensitive: served.content.isSensitive, content: nil)))
+            }
         case .clear:
             offered[name] = nil
             engine.changed(name, on: id, count: count, .cleared)
@@ -276,6 +281,10 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         if let content = service.content(of: pasteboard), mirrors[pasteboard] == nil {
             // The daemon serves this change here (its own copy, or kept after the owner went away).
             return completion(FetchResult(type, of: content, pasteboard))
+        }
+        if mirrors[pasteboard] == nil, let served = service.boards.board(named: pasteboard)?.served {
+            // The daemon serves it here with bytes that come on request (a lazy provider's).
+            return served.fetchOffered(type, completion: completion)
         }
         if manager.isReading(pasteboard) {
             if let read = readSoFar[pasteboard], read.count == current.count, let data = read.data[type] {

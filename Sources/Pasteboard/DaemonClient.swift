@@ -67,6 +67,13 @@ final class DaemonClient {
         return response
     }
 
+    /// Sends `request` without waiting for its answer (a provider's `provided`, answered `ok` later, read with
+    /// the next `receive`). The connection must have been greeted (a `send` first).
+    func post(_ request: ControlRequest) throws(DaemonClientError) {
+        precondition(greeted, "post after the first send")
+        try write(request)
+    }
+
     /// Writes `request`, after the hello handshake on a new connection. Large representation data
     /// (`pb copy` of 64 MiB) goes from the caller's arrays as it is: no frame is assembled. When the daemon
     /// stopped reading because it refused the connection (it answers and closes after the hello, before the

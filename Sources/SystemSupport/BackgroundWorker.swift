@@ -123,9 +123,9 @@ public final class BackgroundWorker<Output: Sendable>: @unchecked Sendable {
 }
 
 /// A detached thread running `body` for the life of the process.
-enum DetachedThread {
+public enum DetachedThread {
     /// Starts the thread; false if the system refused one.
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(Box(body)).toOpaque()

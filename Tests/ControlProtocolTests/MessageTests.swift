@@ -51,6 +51,10 @@ func sampleRequests() throws -> [ControlRequest] {
             .removeDisplay(name: "localhost:10.0"),
             .onDisplay(name: ":0"),
             .targets(pasteboard: "general"),
+            .setItemProviders(pasteboard: "CLIPBOARD", types: [["UTF8_STRING", "text/html"], ["image/png"]], options: [.sensitive]),
+            .provided(request: 7, data: Array("made on request".utf8)),
+            .provided(request: 8, data: [UInt8](repeating: 0xAB, count: 200_000)),
+            .provideFailed(request: 9, reason: "the chart could not be drawn"),
         ]
     }
 
@@ -76,6 +80,7 @@ func sampleResponses() throws -> [ControlResponse] {
                      image: ImageSummary(type: .png, width: 3840, height: 2160, byteCount: 1_234_567)),
             .targets(["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/html"]),
             .targets([]),
+            .provide(request: 7, type: "text/html"),
         ]
     }
 

@@ -41,6 +41,9 @@ final class RemoteAccessTests: XCTestCase {
             .history(limit: 0), .historyItem(index: 0), .historyCopy(index: 0), .historyDelete(index: 0), .historyClear, .pause, .resume,
             .createPasteboard(name: "notes", persistent: true), .removePasteboard(name: "notes"), .pasteboards, .status,
             .displays, .addDisplay(name: ":1"), .removeDisplay(name: ":1"), .onDisplay(name: ":0"),
+            // Lazy providers answer from the providing process: one at home, never through a forward.
+            .setItemProviders(pasteboard: "CLIPBOARD", types: [["UTF8_STRING"]], options: []), .provided(request: 1, data: []),
+            .provideFailed(request: 1, reason: "no"),
         ]
         XCTAssertEqual(Set((served + denied).map(\.kind)), Set(ControlRequest.Kind.allCases), "every kind is decided")
         for request in denied {
