@@ -23,9 +23,9 @@ LAYOUT_FLAGS := $(if $(wildcard $(SWIFT_BIN_DIR)ld.lld),-Xswiftc -use-ld=lld -Xs
 RELEASE_FLAGS := -c release -Xswiftc -static-stdlib --disable-local-rpath -Xswiftc -L$(CURDIR)/link $(LAYOUT_FLAGS)
 RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
-# Packages: building needs the X headers and the image libraries' headers (libspng, zlib and libdeflate,
+# Packages: building needs the X headers, libwayland-client's (the Wayland door) and the image libraries' headers (libspng, zlib and libdeflate,
 # TurboJPEG, libwebp, libtiff, giflib: the types of the functions CImageShims opens on first use); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
-BUILD_PACKAGES := libx11-dev libxfixes-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
+BUILD_PACKAGES := libx11-dev libxfixes-dev libwayland-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
 # desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); lintian checks the .deb
 # (InstallTests: 129 packages, mostly Perl's, 35 s to fetch and install); python3-pil decodes the
@@ -37,15 +37,18 @@ RUN_PACKAGES := xvfb
 # RealApplicationTests paste into (python3-uno drives Writer): 77 packages, 276 MiB to fetch, 72 s to fetch
 # and install (docs/testing.md). The SSH line: the real OpenSSH client and server RemoteTests forward the pasteboard
 # through (sshd runs per connection, started by the tests in a network namespace of their own: iproute2's ip).
+# The Wayland line: a headless sway (wlroots: wlr-data-control) run as nobody, wl-clipboard as the other Wayland
+# client, and wayland-scanner, which checks the committed protocol glue (protocols/wayland).
 TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno \
-	openssh-client openssh-server iproute2
+	openssh-client openssh-server iproute2 \
+	sway wl-clipboard libwayland-bin
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick xpra
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build release release-flags order run test bench stress deps-build deps-run deps-test deps-bench clean install uninstall
+.PHONY: all build release release-flags order run test bench stress deps-build deps-run deps-test deps-bench clean install uninstall wayland-protocols
 
 all: build
 
@@ -113,6 +116,7 @@ run: deps-run release
 test: deps-test deps-deb
 	/usr/bin/python3 Tests/Tools/check-imports.py
 	/usr/bin/python3 Tests/Tools/check-licence-headers.py
+	Tests/Tools/check-wayland-glue.sh
 	$(SWIFT) build --build-tests
 	@# Parallel XCTest prints no summary of its own and reports skipped tests as passed: the summary counts
 	@# from the xunit report and the skip log the tests write (Tests/Tools/summary.py), and fails on a failure.
@@ -134,6 +138,11 @@ bench: deps-bench release
 # options and scenario names (e.g. STRESS_ARGS="--duration 10 load").
 stress: deps-test release
 	/usr/bin/python3 stress/run.py --bin "$(RELEASE_DIR)" $(STRESS_ARGS)
+
+# Remakes the Wayland client glue (Sources/CWaylandShims/generated) from protocols/wayland's definitions.
+wayland-protocols:
+	$(call install_packages,libwayland-bin)
+	protocols/wayland/generate.sh
 
 clean:
 	rm -rf .build

@@ -24,6 +24,17 @@ let package = Package(
         ),
         /// What Swift cannot import from Xlib: error handlers, XEvent casts, macros. Every symbol is prefixed `pbx_`.
         .target(name: "CX11Shims", dependencies: ["CX11"]),
+        /// libwayland-client as a system library (pkg-config wayland-client).
+        .systemLibrary(
+            name: "CWayland",
+            pkgConfig: "wayland-client",
+            providers: [.apt(["libwayland-dev"])]
+        ),
+        /// The data-control protocols' client glue (made by wayland-scanner from protocols/wayland, committed) and a
+        /// connection whose listener callbacks become queued events. Every symbol is prefixed `pbw_`.
+        .target(name: "CWaylandShims", dependencies: ["CWayland"]),
+        /// The only Swift target that sees libwayland: a compositor connection bound to a data-control manager.
+        .target(name: "WaylandClient", dependencies: ["CWaylandShims"]),
         /// The X protocol's values (atoms, windows, times, properties, events, the standard atoms), shared by the
         /// door and the pure core so that neither imports the other.
         .target(name: "XTypes"),
@@ -97,6 +108,7 @@ let package = Package(
         /// Xvfb fixture, peer runners and helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["SystemSupport", "XTypes"], path: "Tests/TestSupport"),
         .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
+        .testTarget(name: "WaylandClientTests", dependencies: ["WaylandClient", "SystemSupport", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore", "TestSupport"]),
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
         .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes", "Images"]),

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SystemSupport
+
+/// A private headless Wayland compositor for one test suite: sway (wlroots) with the headless backend, no
+/// input devices and the pixman renderer, in a runtime directory of its own. sway refuses to run as root, so
+/// under root it runs as `nobody` (setpriv); its socket is reached by absolute path (`WAYLAND_DISPLAY` may be
+/// one), which any user can connect to. Stopped by its PID.
+public final class Sway: @unchecked Sendable {
+    public let process: Process
+    /// The compositor's socket: what `WAYLAND_DISPLAY` is set to.
+    public let socket: String
+    public let runtimeDirectory: String
+
+    /// Starts sway and waits (at most 10 s) until its socket exists.
+    public init() throws {
+        guard let sway = Tools.path(of: "sway") else {
+            throw FixtureError("sway is not installed (make test installs it: apt-get install sway)")
+        }
+        let directory = NSTemporaryDirectory() + "sway-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let config = directory + "/config"
+        try "output HEADLESS-1 resolution 640x480\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let asRoot = getuid() == 0
+        if asRoot {
+            // nobody:nogroup owns the runtime directory and reads the config.
+            chown(directory, 65534, 65534)
+            chown(config, 65534, 65534)
+        }
+        let process = Process()
+        let environment = ["HOME": directory, "XDG_RUNTIME_DIR": directory, "WLR_BACKENDS": "headless",
+                           "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "PATH": "/usr/bin:/bin"]
+        if asRoot {
+            guard let setpriv = Tools.path(of: "setpriv") else { throw FixtureError("setpriv (util-linux) is needed to run sway as nobody") }
+            process.executableURL = URL(fileURLWithPath: setpriv)
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", sway, "-c", config]
+        } else {
+            process.executableURL = URL(fileURLWithPath: sway)
+            process.arguments = ["-c", config]
+        }
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        self.process = process
+        runtimeDirectory = directory
+        let deadline = Date().addingTimeInterval(10)
+        var found: String?
+        while found == nil {
+            guard process.isRunning else { throw FixtureError("sway exited with status \(process.terminationStatus) before making its socket") }
+            guard Date() < deadline else {
+                kill(process.processIdentifier, SIGTERM)
+                throw FixtureError("sway made no socket within 10 s")
+            }
+            found = (try? FileManager.default.contentsOfDirectory(atPath: directory))?
+                .first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }
+            if found == nil { _ = try? Poller.wait([], timeoutMilliseconds: 20) }
+        }
+        socket = directory + "/" + found!
+    }
+
+    /// Stops sway by its PID and waits for it; removes its runtime directory.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: runtimeDirectory)
+    }
+
+    deinit { stop() }
+}
