@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "DaemonCore",
             dependencies: ["XClient", "SystemSupport", "Selection", "ControlProtocol", "PasteboardCore", "RichText", "XTypes",
-                           "Images", "ImageCodecs"]
+                           "Images", "ImageCodecs", "WaylandClient"]
         ),
 
         // MARK: - Executables (thin: parse, wire, run)

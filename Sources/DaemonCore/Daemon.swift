@@ -2,6 +2,7 @@
 import ControlProtocol
 import PasteboardCore
 import SystemSupport
+import WaylandClient
 import XClient
 import XTypes
 
@@ -92,6 +93,7 @@ public final class Daemon {
         for name in displays.dropFirst() where !engine.serveDisplay(name) {
             log.warning("\(name) is given twice: served once")
         }
+        connectWayland()
         let listener: UnixListener
         let remoteListener: UnixListener?
         switch listeners(directories, passed: passed) {
@@ -244,6 +246,24 @@ public final class Daemon {
         }
     }
 
+    /// Serves the Wayland seat `--wayland` names, or `$WAYLAND_DISPLAY`'s (not with `--no-wayland`); a
+    /// compositor that cannot be reached is logged, and the X displays are served all the same.
+    private func connectWayland() {
+        let name: String
+        switch options.wayland {
+        case .none: return
+        case .named(let given): name = given
+        case .fromEnvironment:
+            guard let fromEnvironment = environment["WAYLAND_DISPLAY"], !fromEnvironment.isEmpty else { return }
+            name = fromEnvironment
+        }
+        do {
+            engine.attachWayland(try WaylandConnection(name: name), name: name)
+        } catch {
+            log.warning("cannot serve the Wayland seat of \(name): \(error); serving the X displays")
+        }
+    }
+
     /// The most X events handled before the loop looks at its other descriptors again.
     static let eventsPerTurn = 64
 
@@ -291,9 +311,10 @@ public final class Daemon {
             let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
             let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
+            let waylandPolls = engine.waylandPollRequests
             let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable),
                          PollRequest(engine.writesDescriptor ?? FileDescriptor(rawValue: -1), .readable)]
-            let requests = fixed + displayPolls + clientPolls.map(\.1)
+            let requests = fixed + displayPolls + clientPolls.map(\.1) + waylandPolls
             let ready: [PollEvents]
             do {
                 ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
@@ -305,6 +326,9 @@ public final class Daemon {
             if !ready[1].isEmpty { engine.conversionsFinished() }
             if !ready[2].isEmpty || engine.writesDescriptor == nil { engine.writesFinished() }
             let clientsStart = fixed.count + displayPolls.count
+            if !waylandPolls.isEmpty {
+                engine.handleWayland(Array(ready.suffix(waylandPolls.count)), for: waylandPolls)
+            }
             for (index, (server, _, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
                 let events = ready[index + clientsStart]
                 guard let client else { server.acceptPending(now: clock.now()); continue }

@@ -2,6 +2,7 @@
 import ControlProtocol
 import PasteboardCore
 import SystemSupport
+import WaylandClient
 import XTypes
 
 /// The daemon's logic without its loop: the displays served (`XDisplayEndpoint`s, the first one's selection
@@ -115,6 +116,48 @@ public final class DaemonEngine {
         bridge.attach(sides[0])
         manager.start()
         x.flush()
+    }
+
+    // MARK: - The Wayland seat
+
+    /// The Wayland seat served beside the X displays, if any.
+    private(set) var wayland: WaylandSeatEndpoint?
+
+    /// Serves the seat of `connection`'s compositor too (`name` for the log and `pb status`): its selection is
+    /// one with CLIPBOARD (and PRIMARY, when shared). A compositor without data-control is logged and left.
+    public func attachWayland(_ connection: WaylandConnection, name: String) {
+        guard let protocolBound = connection.dataControl else {
+            log.warning("the Wayland compositor at \(name) offers no data-control protocol (GNOME's mutter and weston do not): "
+                        + "Wayland applications' copies are not shared; serving the X displays")
+            return
+        }
+        let endpoint = WaylandSeatEndpoint(id: EndpointID(nextEndpoint), name: name, connection: connection, clock: clock, log: log,
+                                           readCap: configuration.snapshotPolicy.snapshotCap)
+        nextEndpoint += 1
+        endpoint.engine = bridge
+        endpoint.broadcast = { [weak self] name, count, state, types, image in
+            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
+                                      image: image),
+                             name.rawValue)
+        }
+        wayland = endpoint
+        bridge.attach(endpoint)
+        endpoint.start()
+        log.info("serving the Wayland seat of \(name) (\(protocolBound)) as one pasteboard with the X displays")
+    }
+
+    /// What the loop polls for the Wayland seat.
+    public var waylandPollRequests: [PollRequest] { wayland?.pollRequests ?? [] }
+
+    /// Hands the Wayland seat what `poll` reported for `waylandPollRequests`; a compositor gone is let go (the X
+    /// displays are served on; what the seat offered is withdrawn elsewhere).
+    public func handleWayland(_ ready: [PollEvents], for requests: [PollRequest]) {
+        guard let endpoint = wayland else { return }
+        do { try endpoint.handle(ready, for: requests) } catch {
+            log.warning("lost the Wayland compositor \(endpoint.name) (\(error)): serving the X displays")
+            bridge.detach(endpoint.id)
+            wayland = nil
+        }
     }
 
     /// Serves another X display too (`--display` given again, `pb displays add`): its pasteboards continue
@@ -262,7 +305,7 @@ public final class DaemonEngine {
     }
 
     public var nextDeadline: MonotonicInstant? {
-        (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline)
+        (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline) + [wayland?.nextDeadline].compactMap { $0 }
             + ([bridge.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
     }
 
@@ -270,6 +313,7 @@ public final class DaemonEngine {
         for session in providers.values.sorted(by: { $0.client < $1.client }) { session.expire(now: now) }
         bridge.expire(now: now)
         for side in sides { side.expire(now: now) }
+        wayland?.expire(now: now)
         for index in entries.indices where entries[index].retryAt.map({ $0 <= now }) == true { attempt(index, now: now) }
     }
 

@@ -15,6 +15,17 @@ public struct DaemonOptions: Equatable, Sendable {
     public var maximumRequestBytes = ControlLimits.defaultMaximumFrameLength
     /// `--autostart`: start only when nothing serves this user yet (`Autostart`).
     public var autostart = false
+    /// Which Wayland compositor's seat to serve too.
+    public var wayland: WaylandChoice = .fromEnvironment
+
+    public enum WaylandChoice: Equatable, Sendable {
+        /// `$WAYLAND_DISPLAY`, when set.
+        case fromEnvironment
+        /// `--wayland NAME`: a socket name under `$XDG_RUNTIME_DIR`, or a path.
+        case named(String)
+        /// `--no-wayland`.
+        case none
+    }
 
     public init() {}
 
@@ -27,7 +38,7 @@ public struct DaemonOptions: Equatable, Sendable {
     }
 
     public static let usage = """
-    usage: pasteboardd [--display DISPLAY]... [--share-primary] [--verbose] [--autostart]
+    usage: pasteboardd [--display DISPLAY]... [--wayland NAME | --no-wayland] [--share-primary] [--verbose] [--autostart]
 
     The pasteboard daemon: owns and serves X selections for pb and the Pasteboard library, watches
     every owner with XFixes and keeps each pasteboard's changeCount. Runs in the foreground (as a
@@ -36,6 +47,9 @@ public struct DaemonOptions: Equatable, Sendable {
       --display DISPLAY   an X display to serve; give it again for each display that
                           shares the pasteboard (default: the configuration's
                           "displays", else $DISPLAY)
+          --wayland NAME  the Wayland compositor whose seat shares the pasteboard too (a
+                          socket name or path; default: $WAYLAND_DISPLAY, when set)
+          --no-wayland    serve no Wayland seat, even with $WAYLAND_DISPLAY set
           --share-primary PRIMARY is one across the displays too (default: per display)
       -v, --verbose       log debug events too
           --autostart     start only if nothing serves yet: neither the systemd user unit
@@ -59,6 +73,11 @@ public struct DaemonOptions: Equatable, Sendable {
             case "-v", "--verbose": options.verbose = true
             case "--autostart": options.autostart = true
             case "--share-primary": options.sharePrimary = true
+            case "--no-wayland": options.wayland = .none
+            case "--wayland":
+                index += 1
+                guard index < arguments.count, !arguments[index].isEmpty else { return .failure(UsageMessage("--wayland needs a value")) }
+                options.wayland = .named(arguments[index])
             case "--display":
                 index += 1
                 guard index < arguments.count, !arguments[index].isEmpty else { return .failure(UsageMessage("--display needs a value")) }

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SystemSupport
+import TestSupport
+import XCTest
+
+/// X and Wayland applications share one pasteboard: pasteboardd serves the suite's Xvfb and a headless sway's
+/// seat (`--wayland`, through wlr-data-control), and wl-clipboard on the Wayland side and xclip on the X side
+/// copy on one and paste on the other — text, HTML converted on the way, one change per copy.
+final class WaylandSeatTests: DesktopTestCase {
+    override class var startsDaemon: Bool { false }
+    nonisolated(unsafe) static var sway: Sway?
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if Self.sway == nil {
+            do { Self.sway = try Sway() } catch {
+                if Tools.isCI || Tools.path(of: "sway") != nil { throw error }
+                throw XCTSkip(SkipLog.record(name, "\(error)"))
+            }
+        }
+        if desktop.daemon?.isRunning != true {
+            try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        }
+    }
+
+    override class func tearDown() {
+        super.tearDown()
+        sway?.stop()
+        sway = nil
+    }
+
+    /// A runner whose programs talk to the compositor (and not to any X display).
+    var wayland: Runner {
+        var environment = desktop.environment
+        environment["WAYLAND_DISPLAY"] = Self.sway!.socket
+        environment["DISPLAY"] = nil
+        return Runner(environment: environment)
+    }
+
+    /// `wl-copy --foreground` owning the seat's selection until stopped by its PID.
+    func wlCopy(_ bytes: [UInt8], _ arguments: [String] = []) throws -> Process {
+        let process = try wayland.start("wl-copy", ["--foreground"] + arguments, stdin: bytes)
+        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGTERM); process.waitUntilExit() } }
+        return process
+    }
+
+    func testTheDaemonSaysWhichProtocolItBound() throws {
+        try waitUntil(5, "the daemon logged the Wayland seat") { self.desktop.daemonLog.contains("serving the Wayland seat of") }
+        XCTAssertTrue(desktop.daemonLog.contains("wlr-data-control-unstable-v1 version 2"), desktop.daemonLog)
+    }
+
+    func testAWaylandCopyPastesInXAndCountsOnce() throws {
+        let before = try count()
+        let owner = try wlCopy(Array("copied on Wayland ✓".utf8))
+        try waitUntil(5, "the copy is counted") { try count() == before + 1 }
+        try waitUntil(5, "xclip reads it") { try run("xclip", ["-o", "-selection", "clipboard"]).text == "copied on Wayland ✓" }
+        XCTAssertEqual(try pb("paste").text, "copied on Wayland ✓", "pb paste too")
+        XCTAssertEqual(try count(), before + 1, "reading is not a change")
+        stop(owner)
+    }
+
+    func testAnXCopyPastesOnWaylandAndAWaylandHTMLCopyPastesAsRTFInX() throws {
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard"], input: Array("copied on X".utf8))
+        try waitUntil(5, "wl-paste reads X's copy") {
+            try self.wayland.run("wl-paste", ["--no-newline"], timeout: 5).text == "copied on X"
+        }
+        let types = try wayland.run("wl-paste", ["--list-types"], timeout: 5).text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(types.contains("text/plain;charset=utf-8"), "\(types)")
+        XCTAssertFalse(types.contains("UTF8_STRING") || types.contains("COMPOUND_TEXT"), "X's own text names stay on X: \(types)")
+        stop(owner)
+
+        let html = try wlCopy(Array("<p>rich <b>bold</b></p>".utf8), ["--type", "text/html"])
+        try waitUntil(5, "X reads the Wayland HTML as RTF") {
+            try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/rtf"]).text.hasPrefix("{\\rtf1")
+        }
+        XCTAssertTrue(try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/rtf"]).text.contains("bold"))
+        stop(html)
+    }
+
+    func testTheDaemonsOwnSelectionOnWaylandIsNotCountedAgain() throws {
+        try pb("copy", input: Array("from pb".utf8))
+        let after = try count()
+        try waitUntil(5, "wl-paste reads pb's copy") { try self.wayland.run("wl-paste", ["--no-newline"], timeout: 5).text == "from pb" }
+        XCTAssertEqual(try count(), after, "the mirror on Wayland coming back is no change (no echo)")
+    }
+}
