@@ -320,6 +320,12 @@ final class ClipboardManager {
         if !paused { record(name, content) }
     }
 
+    /// Keeps a copy made on another kind of endpoint (a Wayland seat), read there: recorded as this display's own
+    /// copies are (history, the kept clipboard), at the count this display adopted for it.
+    func recordElsewhere(_ name: PasteboardName, _ content: PasteboardContent) {
+        record(name, content)
+    }
+
     /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history, whatever
     /// its size — written on the writer thread (atomically, 0600), so a large copy holds nothing on the loop,
     /// and the history keeps no copy of its own once the file is written. The kept content is written once:

@@ -132,7 +132,9 @@ public final class DaemonEngine {
             return
         }
         let endpoint = WaylandSeatEndpoint(id: EndpointID(nextEndpoint), name: name, connection: connection, clock: clock, log: log,
-                                           readCap: configuration.snapshotPolicy.snapshotCap)
+                                           policy: configuration.snapshotPolicy)
+        endpoint.isPaused = { [weak self] in self?.manager.paused ?? false }
+        endpoint.record = { [weak self] name, content in self?.manager.recordElsewhere(name, content) }
         nextEndpoint += 1
         endpoint.engine = bridge
         endpoint.broadcast = { [weak self] name, count, state, types, image in
@@ -322,6 +324,7 @@ public final class DaemonEngine {
         self.configuration = configuration
         conversions.imageLimits = configuration.imageLimits
         for side in sides { side.configuration = configuration }
+        wayland?.policy = configuration.snapshotPolicy
     }
 
     // MARK: - Control requests: one handler per kind

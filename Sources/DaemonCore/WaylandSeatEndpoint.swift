@@ -15,8 +15,13 @@ import WaylandClient
 ///   its types under MIME names (`WaylandTypes`); a reader's `send` fetches the bytes from the origin and writes
 ///   them to the reader's pipe without blocking.
 ///
-/// Not yet (issue 22 part 2): reading a copy early and offering it again once its client is gone, history of
-/// Wayland copies, derived types offered to Wayland readers.
+/// - Read early, own late: another client's copy is read at once, one type at a time as the X manager reads
+///   (`SnapshotPolicy.readingPlan`, its caps), and recorded (`record`: history, the kept clipboard); when the
+///   seat's selection becomes empty without a new copy (its client went away) and the copy was read whole, the
+///   daemon sets it again from what it read — not a change — and never while a client holds the selection. A
+///   read under way when the client goes is dropped, never kept cut short. Secret copies are not read.
+///
+/// Not yet (issue 22 part 2): derived types offered to Wayland readers, the XWayland guard.
 final class WaylandSeatEndpoint: PasteboardEndpoint {
     let id: EndpointID
     let name: String
@@ -34,8 +39,31 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     /// The MIME types each offer the compositor announced carries, as they arrive.
     private var offerTypes: [WaylandConnection.OfferID: [String]] = [:]
-    /// The seat's current foreign selection per pasteboard: the offer, its serial, its types.
-    private var current: [PasteboardName: (offer: WaylandConnection.OfferID, serial: UInt64)] = [:]
+    /// The seat's current foreign selection per pasteboard: its offer (nil once its client is gone) and serial.
+    private var current: [PasteboardName: (offer: WaylandConnection.OfferID?, serial: UInt64)] = [:]
+    /// Reading the current copy early, per pasteboard.
+    private var snapshots: [PasteboardName: Snapshot] = [:]
+    /// What was read of the current copy, whole, per pasteboard (with the copy's serial).
+    private var kept: [PasteboardName: (serial: UInt64, content: PasteboardContent)] = [:]
+    /// The source set from what was kept once the copy's client went away, per pasteboard.
+    private var takeovers: [PasteboardName: WaylandConnection.SourceID] = [:]
+    /// What is read early and how much (the manager's policy).
+    var policy: SnapshotPolicy
+    /// True while recording is paused: nothing is read early or kept.
+    var isPaused: () -> Bool = { false }
+    /// Keeps a copy read whole: history and the kept clipboard (the first display's manager).
+    var record: ((PasteboardName, PasteboardContent) -> Void)?
+
+    private struct Snapshot {
+        var serial: UInt64
+        var offer: WaylandConnection.OfferID
+        var groups: [SnapshotPlan.Group]
+        var tried = 0
+        var representations: [Representation] = []
+        var total = 0
+        /// The pipe of the read under way.
+        var reading: FileDescriptor?
+    }
     /// What this endpoint serves for another, per pasteboard: the offer and the source set for it.
     private var mirrors: [PasteboardName: (offer: Offer, source: WaylandConnection.SourceID)] = [:]
 
@@ -45,6 +73,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     private struct PipeRead {
         var bytes: [UInt8] = []
+        var cap: Int
         var deadline: MonotonicInstant
         var completion: (FetchResult) -> Void
     }
@@ -58,13 +87,14 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     /// daemon's own (a mirror coming back), never another client's copy.
     static let ownMarker = "application/x-pasteboardd-source"
 
-    init(id: EndpointID, name: String, connection: WaylandConnection, clock: any MonotonicClock, log: Logger, readCap: Int) {
+    init(id: EndpointID, name: String, connection: WaylandConnection, clock: any MonotonicClock, log: Logger, policy: SnapshotPolicy) {
         self.id = id
         self.name = name
         self.connection = connection
         self.clock = clock
         self.log = log
-        self.readCap = readCap
+        self.policy = policy
+        self.readCap = policy.snapshotCap
     }
 
     private var pasteboards: [PasteboardName] {
@@ -143,21 +173,18 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private func selectionChanged(_ name: PasteboardName, to offer: WaylandConnection.OfferID?) {
-        if let previous = current.removeValue(forKey: name)?.offer, previous != offer {
+        if let previous = current[name]?.offer, previous != offer {
             connection.destroy(previous)
             offerTypes[previous] = nil
+            current[name]?.offer = nil
         }
         guard let offer else {
-            // Emptied: the copying client went away (or cleared it). Nothing is kept yet (issue 22 part 2).
-            guard mirrors[name] == nil, let engine, pasteboards.contains(name) else { return }
-            let count = nextCount(name)
-            engine.changed(name, on: id, count: count, .emptied)
-            broadcast?(name, count, .empty, [], nil)
+            emptied(name)
             return
         }
         let types = offerTypes[offer] ?? []
         if types.contains(Self.ownMarker) {
-            // The daemon's own source, set for another endpoint: not a change of this seat.
+            // The daemon's own source (a mirror, or a takeover): not a change of this seat.
             connection.destroy(offer)
             offerTypes[offer] = nil
             return
@@ -169,14 +196,125 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         }
         mirrors[name].map { connection.destroy($0.source) }
         mirrors[name] = nil
+        takeovers.removeValue(forKey: name).map { connection.destroy($0) }
+        dropSnapshot(name)
+        kept[name] = nil
         serial += 1
         current[name] = (offer, serial)
         let count = nextCount(name)
         let offered = WaylandTypes.pasteboardTypes(fromMIME: types)
-        let secret = types.contains { SnapshotPolicy.concealedMarkers.contains($0) }
+        let secret = types.contains { SnapshotPolicy.secretMarkers.contains($0) }
         engine.changed(name, on: id, count: count, .offered(Offer(pasteboard: name, origin: id, serial: serial, types: offered,
                                                                     isSensitive: secret)))
         broadcast?(name, count, secret ? .sensitive : .foreign, offered, nil)
+        if secret {
+            log.info("\(name) on \(self.name) holds secret content: not read, recorded or kept")
+        } else if !isPaused() {
+            let plan = policy.readingPlan(offered: offered.map(\.rawValue))
+            snapshots[name] = Snapshot(serial: serial, offer: offer, groups: plan.groups)
+            readNext(name)
+        }
+    }
+
+    /// The seat's selection became empty: the copying client went away (or cleared it). What was read of the copy
+    /// whole is set again — the same change, so the count does not move; else the others stop serving it.
+    private func emptied(_ name: PasteboardName) {
+        dropSnapshot(name)
+        guard mirrors[name] == nil, takeovers[name] == nil, let engine, pasteboards.contains(name) else { return }
+        if let serial = current[name]?.serial, let copy = kept[name], copy.serial == serial,
+           let source = connection.makeSource(offering: WaylandTypes.mimeTypes(for: copy.content.types) + [Self.ownMarker]) {
+            if connection.setSelection(source, primary: name == .primary) {
+                takeovers[name] = source
+                log.info("took over \(name) on \(self.name) with the content it had (\(copy.content.types.count) types, \(copy.content.byteCount) bytes)")
+                flush()
+                return
+            }
+            connection.destroy(source)
+        }
+        current[name] = nil
+        kept[name] = nil
+        let count = nextCount(name)
+        engine.changed(name, on: id, count: count, .emptied)
+        broadcast?(name, count, .empty, [], nil)
+    }
+
+    // MARK: - Reading early
+
+    /// Reads the next target of `name`'s snapshot, or keeps what was read once every group is done.
+    private func readNext(_ name: PasteboardName) {
+        guard var snapshot = snapshots[name] else { return }
+        guard let group = snapshot.groups.first else {
+            snapshots[name] = nil
+            finish(snapshot, of: name)
+            return
+        }
+        guard snapshot.tried < group.targets.count,
+              let mime = WaylandTypes.mimeType(for: PasteboardType(group.targets[snapshot.tried]), offered: offerTypes[snapshot.offer] ?? [])
+        else {
+            snapshot.groups.removeFirst()
+            snapshot.tried = 0
+            snapshots[name] = snapshot
+            return readNext(name)
+        }
+        let target = group.targets[snapshot.tried]
+        let cap = min(policy.cap(for: target), policy.snapshotCap - snapshot.total)
+        let serial = snapshot.serial
+        let pipe = read(snapshot.offer, mime, cap: max(cap, 0)) { [weak self] result in
+            self?.snapshotRead(name, serial: serial, target: target, result)
+        }
+        guard let pipe else {
+            snapshots[name] = nil
+            return
+        }
+        snapshot.reading = pipe
+        snapshots[name] = snapshot
+    }
+
+    private func snapshotRead(_ name: PasteboardName, serial: UInt64, target: String, _ result: FetchResult) {
+        guard var snapshot = snapshots[name], snapshot.serial == serial else { return }
+        snapshot.reading = nil
+        var groupDone = false
+        if case .data(let bytes) = result {
+            switch policy.keep(target: target, replyType: nil, bytes: bytes, format: 8) {
+            case .keep(let representation):
+                snapshot.representations.append(representation)
+                snapshot.total += representation.byteCount
+                groupDone = true
+            case .keepAsGiven(let representation, _):
+                snapshot.representations.append(representation)
+                snapshot.total += representation.byteCount
+            case .leaveOut:
+                break
+            }
+        }
+        snapshot.tried += 1
+        if groupDone || snapshot.tried >= (snapshot.groups.first?.targets.count ?? 0) {
+            snapshot.groups.removeFirst()
+            snapshot.tried = 0
+        }
+        snapshots[name] = snapshot
+        readNext(name)
+    }
+
+    /// A snapshot read every group: what it kept is the copy's content (recorded), if anything.
+    private func finish(_ snapshot: Snapshot, of name: PasteboardName) {
+        guard current[name]?.serial == snapshot.serial else { return }
+        let (item, _) = PasteboardItem.keeping(snapshot.representations)
+        guard let item else { return }
+        let content = PasteboardContent(items: [item])
+        kept[name] = (snapshot.serial, content)
+        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes")
+        record?(name, content)
+        // Its client may have gone while it was being read: the selection is empty, and it is set again now.
+        if current[name]?.offer == nil { emptied(name) }
+    }
+
+    /// Stops reading `name`'s copy: a read under way is dropped (never kept cut short).
+    private func dropSnapshot(_ name: PasteboardName) {
+        guard let snapshot = snapshots.removeValue(forKey: name), let pipe = snapshot.reading,
+              let read = reads.removeValue(forKey: pipe) else { return }
+        try? pipe.close()
+        read.completion(.failed("the copy changed while it was read"))
     }
 
     private func nextCount(_ name: PasteboardName) -> UInt64 {
@@ -191,23 +329,40 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard let current = current[pasteboard], current.serial == serial else {
             return completion(.failed("\(pasteboard) changed on \(name) meanwhile"))
         }
-        let types = offerTypes[current.offer] ?? []
-        guard let mime = WaylandTypes.mimeType(for: type, offered: types) else {
+        guard let offer = current.offer else {
+            // Its client is gone: what was read of it, if it was read whole.
+            guard let copy = kept[pasteboard], copy.serial == serial else {
+                return completion(.failed("the Wayland client that copied \(pasteboard) is gone"))
+            }
+            return completion(FetchResult(type, of: copy.content, pasteboard))
+        }
+        guard let mime = WaylandTypes.mimeType(for: type, offered: offerTypes[offer] ?? []) else {
             return completion(.failed("\(pasteboard) on \(name) does not offer \(type)"))
         }
+        if read(offer, mime, cap: readCap, completion: completion) == nil {
+            completion(.failed("\(pasteboard) on \(name) is gone"))
+        }
+    }
+
+    /// Asks `offer` for `mime` through a new pipe and reads it without blocking (at most `cap` bytes, within the
+    /// engine's deadline); returns the pipe's read end, or nil (nothing asked) when the offer is gone.
+    private func read(_ offer: WaylandConnection.OfferID, _ mime: String, cap: Int,
+                      completion: @escaping (FetchResult) -> Void) -> FileDescriptor? {
         let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
         do { pipe = try FileDescriptor.pipe(nonBlocking: true) } catch {
-            return completion(.failed("cannot make a pipe: \(error)"))
+            log.limited(.warning, key: "wayland-pipe", "cannot make a pipe: \(error)")
+            return nil
         }
-        let asked = connection.receive(current.offer, mimeType: mime, into: pipe.writeEnd.rawValue)
+        let asked = connection.receive(offer, mimeType: mime, into: pipe.writeEnd.rawValue)
         try? pipe.writeEnd.close()   // the compositor passed its own copy on
         guard asked else {
             try? pipe.readEnd.close()
-            return completion(.failed("\(pasteboard) on \(name) is gone"))
+            return nil
         }
         flush()
         let deadline = clock.now() + (engine?.fetchTimeout ?? .seconds(3))
-        reads[pipe.readEnd] = PipeRead(deadline: deadline, completion: completion)
+        reads[pipe.readEnd] = PipeRead(cap: cap, deadline: deadline, completion: completion)
+        return pipe.readEnd
     }
 
     private func readMore(_ fd: FileDescriptor) {
@@ -215,10 +370,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         while true {
             switch (try? fd.readAvailable(max: 1 << 20)) ?? .endOfFile {
             case .data(let bytes):
-                guard read.bytes.count + bytes.count <= readCap else {
+                guard read.bytes.count + bytes.count <= read.cap else {
                     reads[fd] = nil
                     try? fd.close()
-                    return read.completion(.failed("the copy is larger than the cap of \(readCap) bytes"))
+                    return read.completion(.failed("the data is larger than the cap of \(read.cap) bytes"))
                 }
                 read.bytes += bytes
             case .wouldBlock:
@@ -260,7 +415,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         counts[pasteboard] = max(counts[pasteboard] ?? 0, count)
     }
 
-    func keptContent(of pasteboard: PasteboardName) -> PasteboardContent? { nil }
+    func keptContent(of pasteboard: PasteboardName) -> PasteboardContent? {
+        guard let copy = kept[pasteboard], copy.serial == current[pasteboard]?.serial else { return nil }
+        return copy.content
+    }
 
     func replaceContent(of pasteboard: PasteboardName, with content: PasteboardContent) {
         guard var mirror = mirrors[pasteboard], mirror.offer.content != nil else { return }
@@ -271,6 +429,11 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     /// A Wayland reader asks for `mime` of what this endpoint serves: the bytes come from the origin (or the
     /// offer's content) and go to the reader's pipe as it takes them.
     private func send(_ mime: String, from source: WaylandConnection.SourceID, to fd: FileDescriptor) {
+        if let name = takeovers.first(where: { $0.value == source })?.key, let copy = kept[name],
+           let type = WaylandTypes.pasteboardType(forMIME: mime, offered: copy.content.types),
+           case .data(let bytes) = FetchResult(type, of: copy.content, name) {
+            return write(bytes, to: fd)
+        }
         guard let (name, mirror) = mirrors.first(where: { $0.value.source == source }), let engine,
               let type = WaylandTypes.pasteboardType(forMIME: mime, offered: mirror.offer.content?.types ?? mirror.offer.types) else {
             try? fd.close()
@@ -322,6 +485,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private func cancelled(_ source: WaylandConnection.SourceID) {
         connection.destroy(source)
         for (name, mirror) in mirrors where mirror.source == source { mirrors[name] = nil }
+        for (name, takeover) in takeovers where takeover == source { takeovers[name] = nil }
     }
 }
 

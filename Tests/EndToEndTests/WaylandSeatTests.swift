@@ -78,6 +78,28 @@ final class WaylandSeatTests: DesktopTestCase {
         stop(html)
     }
 
+    /// Read early, own late on Wayland: the copy is read at once and recorded in history; when wl-copy exits the
+    /// daemon sets it again (no change), and Wayland and X readers still paste it.
+    func testAWaylandCopyOutlivesItsClientAndIsInHistory() throws {
+        let owner = try wlCopy(Array("survives wl-copy".utf8))
+        try waitUntil(5, "the daemon read the copy") { try pb("history", "list").text.contains("survives wl-copy") }
+        let count = try count()
+        stop(owner)
+        try waitUntil(5, "the daemon took over on Wayland") { self.desktop.daemonLog.contains("took over CLIPBOARD on") }
+        XCTAssertEqual(try wayland.run("wl-paste", ["--no-newline"], timeout: 5).text, "survives wl-copy")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "survives wl-copy")
+        XCTAssertEqual(try self.count(), count, "taking it over is not a change")
+        XCTAssertFalse(desktop.daemonLog.contains("survives wl-copy"), "never content in the log")
+    }
+
+    func testASecretWaylandCopyIsNotReadNorKept() throws {
+        let before = try pb("history", "list").text
+        let owner = try wlCopy(Array("hunter2".utf8), ["--type", "x-kde-passwordManagerHint"])
+        try waitUntil(5, "the daemon saw the secret copy") { self.desktop.daemonLog.contains("holds secret content: not read") }
+        stop(owner)
+        XCTAssertEqual(try pb("history", "list").text, before, "not recorded")
+    }
+
     func testTheDaemonsOwnSelectionOnWaylandIsNotCountedAgain() throws {
         try pb("copy", input: Array("from pb".utf8))
         let after = try count()
