@@ -132,7 +132,8 @@ public final class DaemonEngine {
             return
         }
         let endpoint = WaylandSeatEndpoint(id: EndpointID(nextEndpoint), name: name, connection: connection, clock: clock, log: log,
-                                           policy: configuration.snapshotPolicy)
+                                           policy: configuration.snapshotPolicy, conversions: conversions, table: table,
+                                           conversionTimeout: .milliseconds(configuration.conversionTimeoutMs))
         endpoint.isPaused = { [weak self] in self?.manager.paused ?? false }
         endpoint.record = { [weak self] name, content in self?.manager.recordElsewhere(name, content) }
         nextEndpoint += 1
@@ -301,6 +302,7 @@ public final class DaemonEngine {
     public func conversionsFinished() {
         guard conversions.takeFinished() else { return }
         for side in sides { side.service.server.retryParked() }
+        wayland?.retryPending()
         // The worker threads' malloc arenas keep a large conversion's peak (a 4K picture: tens of MiB) unless
         // asked to give it back; once no conversion is left, they are.
         if conversions.pendingCount == 0 { MemoryRelease.trim() }

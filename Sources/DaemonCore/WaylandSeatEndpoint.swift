@@ -2,6 +2,7 @@
 import PasteboardCore
 import SystemSupport
 import WaylandClient
+import XTypes
 
 /// A Wayland seat attached to the engine, through a data-control protocol (`WaylandConnection`): the seat's
 /// selection is CLIPBOARD and its primary selection PRIMARY (shared only with `sharePrimary`, as on X).
@@ -21,7 +22,12 @@ import WaylandClient
 ///   daemon sets it again from what it read — not a change — and never while a client holds the selection. A
 ///   read under way when the client goes is dropped, never kept cut short. Secret copies are not read.
 ///
-/// Not yet (issue 22 part 2): derived types offered to Wayland readers, the XWayland guard.
+/// - Conversions: what a source of the daemon's offers is what an X display would list for the same content
+///   (`ServedContent`: the origin's types and those the table derives), under MIME names; a type a Wayland reader
+///   asks for is fetched from the origin (or taken from what was kept) and converted on the conversion worker as
+///   for an X requestor — a JPEG copied in X pastes as PNG on Wayland, a Wayland HTML copy taken over pastes as RTF.
+///
+/// Not yet (issue 22 part 2): the XWayland guard.
 final class WaylandSeatEndpoint: PasteboardEndpoint {
     let id: EndpointID
     let name: String
@@ -67,6 +73,22 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     /// What this endpoint serves for another, per pasteboard: the offer and the source set for it.
     private var mirrors: [PasteboardName: (offer: Offer, source: WaylandConnection.SourceID)] = [:]
 
+    /// What each source of the daemon's serves (a mirror's or a takeover's content).
+    private var served: [WaylandConnection.SourceID: ServedContent] = [:]
+    /// Readers whose type waits for a fetch or a conversion.
+    private var pendingSends: [PendingSend] = []
+    private let conversions: Conversions
+    private let table: ConversionTable
+    private let conversionTimeout: Duration
+    private let atoms = LocalAtoms()
+
+    private struct PendingSend {
+        var served: ServedContent
+        var target: Atom
+        var fd: FileDescriptor
+        var deadline: MonotonicInstant
+    }
+
     private var reads: [FileDescriptor: PipeRead] = [:]
     private var writes: [FileDescriptor: PipeWrite] = [:]
     private var flushPending = false
@@ -87,7 +109,11 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     /// daemon's own (a mirror coming back), never another client's copy.
     static let ownMarker = "application/x-pasteboardd-source"
 
-    init(id: EndpointID, name: String, connection: WaylandConnection, clock: any MonotonicClock, log: Logger, policy: SnapshotPolicy) {
+    init(id: EndpointID, name: String, connection: WaylandConnection, clock: any MonotonicClock, log: Logger, policy: SnapshotPolicy,
+         conversions: Conversions, table: ConversionTable, conversionTimeout: Duration) {
+        self.conversions = conversions
+        self.table = table
+        self.conversionTimeout = conversionTimeout
         self.id = id
         self.name = name
         self.connection = connection
@@ -138,7 +164,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     var nextDeadline: MonotonicInstant? {
-        (reads.values.map(\.deadline) + writes.values.map(\.deadline)).min()
+        (reads.values.map(\.deadline) + writes.values.map(\.deadline) + pendingSends.map(\.deadline)).min()
     }
 
     func expire(now: MonotonicInstant) {
@@ -146,6 +172,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             reads[fd] = nil
             try? fd.close()
             read.completion(.failed("the Wayland client that copied it did not send it in time"))
+        }
+        let waiting = pendingSends
+        pendingSends = waiting.filter { $0.deadline > now }
+        for pending in waiting where pending.deadline <= now {
+            try? pending.fd.close()
+            log.limited(.info, key: "wayland-convert", "a Wayland reader's type took longer than \(conversionTimeout) to fetch or convert: refused")
         }
         for (fd, write) in writes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where write.deadline <= now {
             writes[fd] = nil
@@ -194,9 +226,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             offerTypes[offer] = nil
             return
         }
-        mirrors[name].map { connection.destroy($0.source) }
-        mirrors[name] = nil
-        takeovers.removeValue(forKey: name).map { connection.destroy($0) }
+        mirrors.removeValue(forKey: name).map { destroy($0.source) }
+        takeovers.removeValue(forKey: name).map { destroy($0) }
         dropSnapshot(name)
         kept[name] = nil
         serial += 1
@@ -222,14 +253,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         dropSnapshot(name)
         guard mirrors[name] == nil, takeovers[name] == nil, let engine, pasteboards.contains(name) else { return }
         if let serial = current[name]?.serial, let copy = kept[name], copy.serial == serial,
-           let source = connection.makeSource(offering: WaylandTypes.mimeTypes(for: copy.content.types) + [Self.ownMarker]) {
-            if connection.setSelection(source, primary: name == .primary) {
-                takeovers[name] = source
-                log.info("took over \(name) on \(self.name) with the content it had (\(copy.content.types.count) types, \(copy.content.byteCount) bytes)")
-                flush()
-                return
-            }
-            connection.destroy(source)
+           let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, intern: atoms.intern)) {
+            takeovers[name] = source
+            log.info("took over \(name) on \(self.name) with the content it had (\(copy.content.types.count) types, \(copy.content.byteCount) bytes)")
+            return
         }
         current[name] = nil
         kept[name] = nil
@@ -392,22 +419,49 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     func serve(_ offer: Offer, count: UInt64) {
         adopt(count: count, for: offer.pasteboard)
         guard pasteboards.contains(offer.pasteboard) else { return }
-        let types = WaylandTypes.mimeTypes(for: offer.content?.types ?? offer.types)
-        guard !types.isEmpty, let source = connection.makeSource(offering: types + [Self.ownMarker]) else { return }
-        if let previous = mirrors[offer.pasteboard] { connection.destroy(previous.source) }
-        mirrors[offer.pasteboard] = (offer, source)
-        if !connection.setSelection(source, primary: offer.pasteboard == .primary) {
-            connection.destroy(source)
-            mirrors[offer.pasteboard] = nil
+        var remote: ServedContent.RemoteTypes?
+        if offer.content == nil {
+            let name = offer.pasteboard, serial = offer.serial, origin = offer.origin, me = id
+            remote = ServedContent.RemoteTypes(types: offer.types) { [weak self] type, completion in
+                guard let engine = self?.engine else { return completion(.failed("pasteboardd is stopping")) }
+                engine.fetch(name, type: type, serial: serial, origin: origin, for: me, completion: completion)
+            }
         }
+        let content = ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, intern: atoms.intern)
+        if let previous = mirrors.removeValue(forKey: offer.pasteboard) { destroy(previous.source) }
+        guard let source = setSelection(offer.pasteboard, content) else { return }
+        mirrors[offer.pasteboard] = (offer, source)
+    }
+
+    /// Sets a source of the daemon's serving `content` as `name`'s selection: what it lists, under MIME names, and
+    /// the daemon's mark. Nil (nothing set) when it lists nothing a Wayland reader can take, or the seat refuses.
+    private func setSelection(_ name: PasteboardName, _ content: ServedContent) -> WaylandConnection.SourceID? {
+        let types = WaylandTypes.mimeTypes(for: content.listed.compactMap { atoms.name(of: $0) }.map { PasteboardType($0) })
+        guard !types.isEmpty, let source = connection.makeSource(offering: types + [Self.ownMarker]) else { return nil }
+        guard connection.setSelection(source, primary: name == .primary) else {
+            connection.destroy(source)
+            return nil
+        }
+        served[source] = content
+        content.onFetched = { [weak self] in self?.retryPending() }
         flush()
+        return source
+    }
+
+    /// Forgets a source of the daemon's: what waits for its content is refused.
+    private func destroy(_ source: WaylandConnection.SourceID) {
+        connection.destroy(source)
+        guard let content = served.removeValue(forKey: source) else { return }
+        conversions.cancel(for: content)
+        for pending in pendingSends where pending.served === content { try? pending.fd.close() }
+        pendingSends.removeAll { $0.served === content }
     }
 
     func withdraw(_ pasteboard: PasteboardName, count: UInt64) {
         adopt(count: count, for: pasteboard)
         guard let mirror = mirrors.removeValue(forKey: pasteboard) else { return }
         _ = connection.setSelection(nil, primary: pasteboard == .primary)
-        connection.destroy(mirror.source)
+        destroy(mirror.source)
         flush()
     }
 
@@ -424,33 +478,55 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard var mirror = mirrors[pasteboard], mirror.offer.content != nil else { return }
         mirror.offer.content = content
         mirrors[pasteboard] = mirror
+        _ = served[mirror.source]?.adopt(content)
     }
 
-    /// A Wayland reader asks for `mime` of what this endpoint serves: the bytes come from the origin (or the
-    /// offer's content) and go to the reader's pipe as it takes them.
+    /// A Wayland reader asks for `mime` of what a source of the daemon's serves: the bytes at hand, fetched from the
+    /// origin or converted (on the worker), then written to the reader's pipe as it takes them.
     private func send(_ mime: String, from source: WaylandConnection.SourceID, to fd: FileDescriptor) {
-        if let name = takeovers.first(where: { $0.value == source })?.key, let copy = kept[name],
-           let type = WaylandTypes.pasteboardType(forMIME: mime, offered: copy.content.types),
-           case .data(let bytes) = FetchResult(type, of: copy.content, name) {
-            return write(bytes, to: fd)
-        }
-        guard let (name, mirror) = mirrors.first(where: { $0.value.source == source }), let engine,
-              let type = WaylandTypes.pasteboardType(forMIME: mime, offered: mirror.offer.content?.types ?? mirror.offer.types) else {
+        guard let content = served[source] else {
             try? fd.close()
             return
         }
-        let deliver: (FetchResult) -> Void = { [weak self] result in
-            guard let self, case .data(let bytes) = result else {
-                try? fd.close()
-                return
+        let names = content.served.compactMap { atoms.name(of: $0) }.map { PasteboardType($0) }
+        guard let type = WaylandTypes.pasteboardType(forMIME: mime, offered: names) else {
+            try? fd.close()
+            return
+        }
+        let pending = PendingSend(served: content, target: atoms.intern([type.rawValue])[0], fd: fd, deadline: clock.now() + conversionTimeout)
+        if !answer(pending) { pendingSends.append(pending) }
+    }
+
+    private var services: ConversionServices {
+        ConversionServices(codePages: Conversions.systemCodePages, images: Conversions.imageCodec, imageLimits: conversions.imageLimits)
+    }
+
+    /// Answers `pending` if its value is to be had now (true), else starts what it waits for (false).
+    private func answer(_ pending: PendingSend) -> Bool {
+        switch pending.served.lookup(pending.target, services: services) {
+        case .value(let value):
+            if let bytes = (try? value.inMemory())?.bytes { write(bytes, to: pending.fd) } else { try? pending.fd.close() }
+            return true
+        case .refused:
+            for (type, reason) in pending.served.takeFailures() {
+                log.limited(.warning, key: "conversion", "could not derive \(type) for a Wayland reader: \(reason)")
             }
-            self.write(bytes, to: fd)
+            try? pending.fd.close()
+            return true
+        case .convert(let job):
+            conversions.start(job, for: pending.served)
+            return false
+        case .converting:
+            return false
         }
-        if let content = mirror.offer.content {
-            deliver(FetchResult(type, of: content, name))
-        } else {
-            engine.fetch(name, type: type, serial: mirror.offer.serial, origin: mirror.offer.origin, for: id, completion: deliver)
-        }
+    }
+
+    /// Answers the readers whose fetch or conversion ended (conversions' results reach their content first).
+    func retryPending() {
+        let waiting = pendingSends
+        pendingSends = []
+        for pending in waiting where !answer(pending) { pendingSends.append(pending) }
+        flush()
     }
 
     private func write(_ bytes: [UInt8], to fd: FileDescriptor) {
@@ -483,7 +559,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private func cancelled(_ source: WaylandConnection.SourceID) {
-        connection.destroy(source)
+        destroy(source)
         for (name, mirror) in mirrors where mirror.source == source { mirrors[name] = nil }
         for (name, takeover) in takeovers where takeover == source { takeovers[name] = nil }
     }
@@ -530,4 +606,23 @@ enum WaylandTypes {
         }
         return nil
     }
+}
+
+/// Names as atoms for `ServedContent`, which speaks X atoms: a table of the Wayland endpoint's own (no X server
+/// is asked), each name its number for the endpoint's life.
+final class LocalAtoms {
+    private var numbers: [String: Atom] = [:]
+    private var names: [Atom: String] = [:]
+
+    func intern(_ list: [String]) -> [Atom] {
+        list.map { name in
+            if let atom = numbers[name] { return atom }
+            let atom = Atom(UInt32(numbers.count + 1))
+            numbers[name] = atom
+            names[atom] = name
+            return atom
+        }
+    }
+
+    func name(of atom: Atom) -> String? { names[atom] }
 }

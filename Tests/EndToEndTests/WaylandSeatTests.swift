@@ -100,6 +100,30 @@ final class WaylandSeatTests: DesktopTestCase {
         XCTAssertEqual(try pb("history", "list").text, before, "not recorded")
     }
 
+    /// Every conversion of the table works for Wayland readers: an HTML copy made in X is offered on Wayland as RTF
+    /// too (converted when wl-paste asks), and a Wayland HTML copy taken over after wl-copy exits as well.
+    func testWaylandReadersGetDerivedTypes() throws {
+        let html = desktop.home + "/wayland.html"
+        try "<p>derived <b>rich</b></p>".write(toFile: html, atomically: true, encoding: .utf8)
+        try pb("copy", "-t", "text/html=\(html)")
+        try waitUntil(5, "wl-paste lists RTF") {
+            try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).text.split(separator: "\n").contains("text/rtf")
+        }
+        let rtf = try wayland.run("wl-paste", ["--type", "text/rtf"], timeout: 10)
+        XCTAssertTrue(rtf.text.hasPrefix("{\\rtf1") && rtf.text.contains("rich"), rtf.text + rtf.stderr)
+        let text = try wayland.run("wl-paste", ["--no-newline", "--type", "text/plain;charset=utf-8"], timeout: 10).text
+        XCTAssertTrue(text.contains("derived rich"), text)
+
+        let readBefore = desktop.daemonLog.components(separatedBy: "read CLIPBOARD on").count
+        let owner = try wlCopy(Array("<p>taken <i>over</i></p>".utf8), ["--type", "text/html"])
+        try waitUntil(5, "the daemon read it") { self.desktop.daemonLog.components(separatedBy: "read CLIPBOARD on").count > readBefore }
+        stop(owner)
+        try waitUntil(5, "taken over on Wayland with its derived types") {
+            try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).text.split(separator: "\n").contains("text/rtf")
+        }
+        XCTAssertTrue(try wayland.run("wl-paste", ["--type", "text/rtf"], timeout: 10).text.contains("over"))
+    }
+
     func testTheDaemonsOwnSelectionOnWaylandIsNotCountedAgain() throws {
         try pb("copy", input: Array("from pb".utf8))
         let after = try count()
