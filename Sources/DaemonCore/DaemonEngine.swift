@@ -661,6 +661,7 @@ public final class DaemonEngine {
                      StatusPair("writes", String(manager.writer.pendingCount)),
                      StatusPair("history", String(manager.history.entries.count))]
         for (name, state) in displayStates where displayStates.count > 1 { pairs.append(StatusPair("display." + name, state.rawValue)) }
+        if let wayland { pairs.append(StatusPair("wayland", wayland.name + " (" + (wayland.dataControlName) + ")")) }
         for board in service.boards.all {
             pairs.append(StatusPair("count." + board.name.rawValue, String(board.counter.count)))
             pairs.append(StatusPair("owned." + board.name.rawValue, board.served == nil ? "no" : "yes"))

@@ -123,6 +123,9 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         self.readCap = policy.snapshotCap
     }
 
+    /// The data-control protocol bound, for `pb status`.
+    var dataControlName: String { connection.dataControl.map { "\($0)" } ?? "no data-control" }
+
     private var pasteboards: [PasteboardName] {
         connection.dataControl?.hasPrimarySelection == true ? [.general, .primary] : [.general]
     }
@@ -193,7 +196,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             switch event {
             case .offer(let offer): offerTypes[offer] = []
             case .offerType(let offer, let type):
-                if offerTypes[offer] != nil, offerTypes[offer]!.count < PasteboardLimits.maximumRepresentationsPerItem * 4 {
+                if offerTypes[offer] != nil, offerTypes[offer]!.count < WaylandTypes.maximumOfferedTypes * 4, type.utf8.count <= PasteboardLimits.maximumTypeNameLength {
                     offerTypes[offer]!.append(type)
                 }
             case .selection(let offer, let primary): selectionChanged(primary ? .primary : .general, to: offer)
@@ -593,10 +596,21 @@ enum WaylandTypes {
         return nil
     }
 
-    /// The engine's types for a Wayland offer's MIME types (the daemon's marker left out).
+    /// The engine's types for a Wayland offer's MIME types: the daemon's marker left out, and every name no item
+    /// may carry (empty, over 65,535 bytes, with a NUL), each type once, at most `maximumOfferedTypes`.
     static func pasteboardTypes(fromMIME types: [String]) -> [PasteboardType] {
-        types.filter { $0 != WaylandSeatEndpoint.ownMarker }.map { PasteboardType($0) }
+        var seen: Set<String> = []
+        var kept: [PasteboardType] = []
+        for name in types where kept.count < maximumOfferedTypes {
+            guard name != WaylandSeatEndpoint.ownMarker, PasteboardType(name).nameProblem == nil, seen.insert(name).inserted else { continue }
+            kept.append(PasteboardType(name))
+        }
+        return kept
     }
+
+    /// The most MIME types of one Wayland offer considered (real clients offer 1 to 20; a hostile list of
+    /// thousands costs no more than this), as X's `SnapshotPolicy.maximumOfferedTargets`.
+    static let maximumOfferedTypes = 256
 
     /// The MIME type of a Wayland offer to read for `type` asked by another endpoint.
     static func mimeType(for type: PasteboardType, offered types: [String]) -> String? {

@@ -29,4 +29,13 @@ final class WaylandTypesTests: XCTestCase {
         XCTAssertNil(WaylandTypes.mimeType(for: .png, offered: offered))
         XCTAssertEqual(WaylandTypes.pasteboardTypes(fromMIME: offered).map(\.rawValue), ["text/plain;charset=utf-8", "text/html"])
     }
+
+    func testAHostileListOfTypesCostsAtMostTheCapAndNamesNoItemMayCarryAreLeftOut() {
+        let hostile = ["", "bad\u{0}name", String(repeating: "x", count: 70_000), "text/html", "text/html"]
+            + (0..<5_000).map { "application/x-junk-\($0)" }
+        let types = WaylandTypes.pasteboardTypes(fromMIME: hostile)
+        XCTAssertEqual(types.count, WaylandTypes.maximumOfferedTypes)
+        XCTAssertEqual(types.first, .html, "the first good name, once")
+        XCTAssertEqual(types.filter { $0 == .html }.count, 1)
+    }
 }

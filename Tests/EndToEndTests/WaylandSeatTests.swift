@@ -48,6 +48,7 @@ final class WaylandSeatTests: DesktopTestCase {
     func testTheDaemonSaysWhichProtocolItBound() throws {
         try waitUntil(5, "the daemon logged the Wayland seat") { self.desktop.daemonLog.contains("serving the Wayland seat of") }
         XCTAssertTrue(desktop.daemonLog.contains("wlr-data-control-unstable-v1 version 2"), desktop.daemonLog)
+        XCTAssertEqual(try status()["wayland"], Self.sway!.socket + " (wlr-data-control-unstable-v1 version 2)", "pb status says it")
     }
 
     func testAWaylandCopyPastesInXAndCountsOnce() throws {
