@@ -257,6 +257,7 @@ public final class Daemon {
             guard let fromEnvironment = environment["WAYLAND_DISPLAY"], !fromEnvironment.isEmpty else { return }
             name = fromEnvironment
         }
+        engine.connectWayland = { try WaylandConnection(name: $0) }
         do {
             engine.attachWayland(try WaylandConnection(name: name), name: name)
         } catch {

@@ -122,6 +122,11 @@ public final class DaemonEngine {
 
     /// The Wayland seat served beside the X displays, if any.
     private(set) var wayland: WaylandSeatEndpoint?
+    /// The compositor asked for, its connection lost: when to try again, and the wait after that (0.25 s
+    /// doubling to 10 s, as for an X display).
+    private var waylandRetry: (name: String, at: MonotonicInstant, delay: Duration)?
+    /// Opens a compositor connection (set by the loop); nil: the Wayland seat is not retried.
+    public var connectWayland: ((String) throws -> WaylandConnection)?
 
     /// Serves the seat of `connection`'s compositor too (`name` for the log and `pb status`): its selection is
     /// one with CLIPBOARD (and PRIMARY, when shared). A compositor without data-control is logged and left.
@@ -157,9 +162,24 @@ public final class DaemonEngine {
     public func handleWayland(_ ready: [PollEvents], for requests: [PollRequest]) {
         guard let endpoint = wayland else { return }
         do { try endpoint.handle(ready, for: requests) } catch {
-            log.warning("lost the Wayland compositor \(endpoint.name) (\(error)): serving the X displays")
+            log.warning("lost the Wayland compositor \(endpoint.name) (\(error)): serving the X displays, and trying it again")
             bridge.detach(endpoint.id)
             wayland = nil
+            waylandRetry = (endpoint.name, clock.now() + .milliseconds(250), .milliseconds(250))
+        }
+    }
+
+    /// Tries the lost compositor again when it is due; a compositor back on its socket is served as at start.
+    private func retryWayland(now: MonotonicInstant) {
+        guard let retry = waylandRetry, retry.at <= now, let connect = connectWayland else { return }
+        do {
+            let connection = try connect(retry.name)
+            waylandRetry = nil
+            log.info("the Wayland compositor \(retry.name) is back")
+            attachWayland(connection, name: retry.name)
+        } catch {
+            let delay = min(retry.delay * 2, .seconds(10))
+            waylandRetry = (retry.name, now + delay, delay)
         }
     }
 
@@ -309,7 +329,8 @@ public final class DaemonEngine {
     }
 
     public var nextDeadline: MonotonicInstant? {
-        (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline) + [wayland?.nextDeadline].compactMap { $0 }
+        (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline)
+            + [wayland?.nextDeadline, connectWayland == nil ? nil : waylandRetry?.at].compactMap { $0 }
             + ([bridge.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
     }
 
@@ -318,6 +339,7 @@ public final class DaemonEngine {
         bridge.expire(now: now)
         for side in sides { side.expire(now: now) }
         wayland?.expire(now: now)
+        retryWayland(now: now)
         for index in entries.indices where entries[index].retryAt.map({ $0 <= now }) == true { attempt(index, now: now) }
     }
 

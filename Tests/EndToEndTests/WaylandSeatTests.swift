@@ -125,6 +125,25 @@ final class WaylandSeatTests: DesktopTestCase {
         XCTAssertTrue(try wayland.run("wl-paste", ["--type", "text/rtf"], timeout: 10).text.contains("over"))
     }
 
+    /// The compositor killed: the daemon goes on serving X (what it had read of the last Wayland copy stays
+    /// pasteable there), tries the compositor again, and serves its seat once it is back on the same socket.
+    func testACompositorKilledAndRestartedIsServedAgain() throws {
+        let owner = try wlCopy(Array("before the crash".utf8))
+        try waitUntil(5, "the daemon read it") { try pb("history", "list").text.contains("before the crash") }
+        let socket = Self.sway!.socket
+        try Self.sway!.restart()
+        owner.waitUntilExit()   // wl-copy ends with its compositor
+        XCTAssertEqual(Self.sway!.socket, socket, "the same socket")
+        try waitUntil(5, "the daemon noticed") { self.desktop.daemonLog.contains("lost the Wayland compositor") }
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "before the crash", "kept, served on X")
+        try waitUntil(15, "the daemon is back on the compositor") { self.desktop.daemonLog.contains("is back") }
+        let after = try wlCopy(Array("after the restart".utf8))
+        try waitUntil(5, "a copy on the new compositor pastes in X") {
+            try run("xclip", ["-o", "-selection", "clipboard"]).text == "after the restart"
+        }
+        stop(after)
+    }
+
     func testTheDaemonsOwnSelectionOnWaylandIsNotCountedAgain() throws {
         try pb("copy", input: Array("from pb".utf8))
         let after = try count()

@@ -7,19 +7,41 @@ import SystemSupport
 /// under root it runs as `nobody` (setpriv); its socket is reached by absolute path (`WAYLAND_DISPLAY` may be
 /// one), which any user can connect to. Stopped by its PID.
 public final class Sway: @unchecked Sendable {
-    public let process: Process
+    public private(set) var process: Process
     /// The compositor's socket: what `WAYLAND_DISPLAY` is set to.
-    public let socket: String
+    public private(set) var socket: String
     public let runtimeDirectory: String
 
     /// Starts sway and waits (at most 10 s) until its socket exists.
-    public init() throws {
-        guard let sway = Tools.path(of: "sway") else {
-            throw FixtureError("sway is not installed (make test installs it: apt-get install sway)")
-        }
+    public convenience init() throws {
         let directory = NSTemporaryDirectory() + "sway-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
+        let (process, socket) = try Self.start(in: directory)
+        self.init(process: process, socket: socket, directory: directory)
+    }
+
+    private init(process: Process, socket: String, directory: String) {
+        self.process = process
+        self.socket = socket
+        runtimeDirectory = directory
+    }
+
+    /// Kills sway (SIGKILL: a compositor that crashes) and starts it again in the same runtime directory, where
+    /// it makes the same socket; returns once the socket is there.
+    public func restart() throws {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: runtimeDirectory)) ?? [] where name.hasPrefix("wayland-") {
+            try? FileManager.default.removeItem(atPath: runtimeDirectory + "/" + name)
+        }
+        (process, socket) = try Self.start(in: runtimeDirectory)
+    }
+
+    private static func start(in directory: String) throws -> (Process, String) {
+        guard let sway = Tools.path(of: "sway") else {
+            throw FixtureError("sway is not installed (make test installs it: apt-get install sway)")
+        }
         let config = directory + "/config"
         try "output HEADLESS-1 resolution 640x480\n".write(toFile: config, atomically: true, encoding: .utf8)
         let asRoot = getuid() == 0
@@ -43,8 +65,6 @@ public final class Sway: @unchecked Sendable {
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
-        self.process = process
-        runtimeDirectory = directory
         let deadline = Date().addingTimeInterval(10)
         var found: String?
         while found == nil {
@@ -57,7 +77,7 @@ public final class Sway: @unchecked Sendable {
                 .first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }
             if found == nil { _ = try? Poller.wait([], timeoutMilliseconds: 20) }
         }
-        socket = directory + "/" + found!
+        return (process, directory + "/" + found!)
     }
 
     /// Stops sway by its PID and waits for it; removes its runtime directory.
