@@ -181,6 +181,37 @@ static const struct zwlr_data_control_device_v1_listener wlr_device_listener = {
     .primary_selection = wlr_device_primary,
 };
 
+// MARK: - Syncs
+
+struct pbw_sync_token {
+    pbw_connection *connection;
+    uint32_t id;
+};
+
+static void sync_done(void *data, struct wl_callback *callback, uint32_t serial) {
+    struct pbw_sync_token *token = data;
+    (void)serial;
+    queue_simple(token->connection, PBW_EVENT_SYNCED, token->id, 0);
+    wl_callback_destroy(callback);
+    free(token);
+}
+
+static const struct wl_callback_listener sync_listener = { .done = sync_done };
+
+uint32_t pbw_sync(pbw_connection *c) {
+    struct pbw_sync_token *token = calloc(1, sizeof *token);
+    if (!token) return 0;
+    struct wl_callback *callback = wl_display_sync(c->display);
+    if (!callback) {
+        free(token);
+        return 0;
+    }
+    token->connection = c;
+    token->id = ++c->last_id;
+    wl_callback_add_listener(callback, &sync_listener, token);
+    return token->id;
+}
+
 // MARK: - The registry
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version) {

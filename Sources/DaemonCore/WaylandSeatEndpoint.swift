@@ -90,10 +90,13 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private var reads: [FileDescriptor: PipeRead] = [:]
+    /// Reads whose pipe ended, waiting for the compositor's sync to say the offer still stands, by sync token.
+    private var readsEnded: [UInt32: PipeRead] = [:]
     private var writes: [FileDescriptor: PipeWrite] = [:]
     private var flushPending = false
 
     private struct PipeRead {
+        var offer: WaylandConnection.OfferID
         var bytes: [UInt8] = []
         var cap: Int
         var deadline: MonotonicInstant
@@ -203,6 +206,13 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             case .send(let source, let type, let fd): send(type, from: source, to: FileDescriptor(rawValue: fd))
             case .cancelled(let source): cancelled(source)
             case .finished: log.info("the Wayland seat went away: its selections are no longer served")
+            case .synced(let token):
+                guard let read = readsEnded.removeValue(forKey: token) else { continue }
+                if offerTypes[read.offer] != nil {
+                    read.completion(.data(read.bytes))
+                } else {
+                    read.completion(.failed("the Wayland client that copied it went away while sending it"))
+                }
             }
         }
     }
@@ -391,7 +401,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         }
         flush()
         let deadline = clock.now() + (engine?.fetchTimeout ?? .seconds(3))
-        reads[pipe.readEnd] = PipeRead(cap: cap, deadline: deadline, completion: completion)
+        reads[pipe.readEnd] = PipeRead(offer: offer, cap: cap, deadline: deadline, completion: completion)
         return pipe.readEnd
     }
 
@@ -412,7 +422,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             case .endOfFile:
                 reads[fd] = nil
                 try? fd.close()
-                return read.completion(.data(read.bytes))
+                // Wayland says no size: a client killed mid-send ends its pipe as one that is done. Whole only if its
+                // offer is still there once the compositor has handled what came before: a sync answers that.
+                guard let token = connection.sync() else { return read.completion(.failed("the Wayland compositor did not answer")) }
+                flush()
+                readsEnded[token] = read
+                return
             }
         }
     }

@@ -39,6 +39,8 @@ public final class WaylandConnection {
         case cancelled(SourceID)
         /// The seat went away: its selections can no longer be managed.
         case finished
+        /// The compositor handled every request sent before `sync()` returned this token.
+        case synced(UInt32)
     }
 
     public struct OfferID: Hashable, Sendable, CustomStringConvertible {
@@ -108,6 +110,7 @@ public final class WaylandConnection {
             case PBW_EVENT_SEND: events.append(.send(SourceID(rawValue: raw.id), mimeType: text, fd: raw.fd))
             case PBW_EVENT_CANCELLED: events.append(.cancelled(SourceID(rawValue: raw.id)))
             case PBW_EVENT_FINISHED: events.append(.finished)
+            case PBW_EVENT_SYNCED: events.append(.synced(raw.id))
             default: if raw.fd >= 0 { close(raw.fd) }
             }
         }
@@ -132,6 +135,13 @@ public final class WaylandConnection {
     }
 
     public func destroy(_ offer: OfferID) { pbw_offer_destroy(connection, offer.rawValue) }
+
+    /// Asks the compositor to say (`Event.synced` with the token returned) once it has handled every request
+    /// sent so far — and so sent every event that came before; nil when the request could not be made.
+    public func sync() -> UInt32? {
+        let token = pbw_sync(connection)
+        return token == 0 ? nil : token
+    }
 
     /// A new source offering `mimeTypes`; nil without a data-control manager.
     public func makeSource(offering mimeTypes: [String]) -> SourceID? {

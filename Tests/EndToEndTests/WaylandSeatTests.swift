@@ -144,6 +144,39 @@ final class WaylandSeatTests: DesktopTestCase {
         stop(after)
     }
 
+    /// A copier killed while the daemon reads its copy for an X reader: the reader is refused, never given the
+    /// bytes that came before the kill as if they were the copy (Wayland says no size; the daemon asks the
+    /// compositor whether the offer still stands before it answers).
+    func testACopierKilledMidSendIsNeverPassedOffAsItsCopy() throws {
+        let big = [UInt8](repeating: 0x61, count: 48 << 20)
+        let owner = try wlCopy(big, ["--type", "application/octet-stream"])
+        try waitUntil(10, "the copy is offered in X") {
+            try run("xclip", ["-o", "-selection", "clipboard", "-t", "TARGETS"]).text.contains("application/octet-stream")
+        }
+        let output = desktop.home + "/cut.out"
+        let reader = try Runner(environment: desktop.environment).start(
+            "sh", ["-c", "exec xclip -o -selection clipboard -t application/octet-stream > '\(output)'"])
+        try waitUntil(10, "the daemon reads from wl-copy") { try status()["fetches"] == "1" }
+        // wl-copy writes each paste from a child of its own: the child and wl-copy are killed, by their PIDs.
+        for child in Self.children(of: owner.processIdentifier) { kill(child, SIGKILL) }
+        kill(owner.processIdentifier, SIGKILL)
+        reader.waitUntilExit()
+        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? -1
+        XCTAssertTrue(size == 0 || size == big.count, "xclip got \(size) of \(big.count) bytes: never a cut copy passed off as whole")
+        XCTAssertEqual(try status()["owned.CLIPBOARD"] != nil, true, "the daemon serves on")
+    }
+
+    /// The processes whose parent is `pid` (from /proc).
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == pid
+        }
+    }
+
     func testTheDaemonsOwnSelectionOnWaylandIsNotCountedAgain() throws {
         try pb("copy", input: Array("from pb".utf8))
         let after = try count()

@@ -31,6 +31,8 @@ typedef enum {
     PBW_EVENT_CANCELLED = 5,
     /// The data device is gone (its seat was removed).
     PBW_EVENT_FINISHED = 6,
+    /// The compositor handled every request sent before `pbw_sync` returned `id`.
+    PBW_EVENT_SYNCED = 7,
 } pbw_event_kind;
 
 typedef struct {
@@ -60,6 +62,10 @@ int pbw_read(pbw_connection *connection, char *error, size_t error_size);
 /// Sends the requests made: 0 when all went, 1 when the socket is full (poll for writability and call again),
 /// -1 when the connection is lost.
 int pbw_flush(pbw_connection *connection);
+/// Asks the compositor to say when it has handled every request sent so far (wl_display.sync): a
+/// PBW_EVENT_SYNCED event with the returned id follows, after the events the compositor sent before it. 0 when
+/// the request could not be made.
+uint32_t pbw_sync(pbw_connection *connection);
 /// Moves the oldest queued event into `event`: 1, or 0 when none is queued.
 int pbw_next_event(pbw_connection *connection, pbw_event *event);
 void pbw_free(void *pointer);
