@@ -24,6 +24,12 @@ public enum ControlResponse: Hashable, Sendable {
     case changed(pasteboard: String, count: UInt64, types: [String], state: String, image: ImageSummary? = nil)
     /// Answer to `targets`: the TARGETS list, in the daemon's order (TARGETS, TIMESTAMP and MULTIPLE first).
     case targets([String])
+    /// Event after `watchEvents` with `.changes`: a change, with who copied and the text's patterns.
+    case change(ChangeEvent)
+    /// Event after `watchEvents` with `.reads`: a read of content the daemon serves.
+    case read(ReadEvent)
+    /// Answer to `sourcedHistory`: `history` with each entry's source.
+    case sourcedHistory([HistoryEntry])
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -37,6 +43,9 @@ public enum ControlResponse: Hashable, Sendable {
         case items = 0x8008
         case changed = 0x8009
         case targets = 0x800A
+        case change = 0x800B
+        case read = 0x800C
+        case sourcedHistory = 0x800D
     }
 
     public var kind: Kind {
@@ -51,6 +60,9 @@ public enum ControlResponse: Hashable, Sendable {
         case .items: return .items
         case .changed: return .changed
         case .targets: return .targets
+        case .change: return .change
+        case .read: return .read
+        case .sourcedHistory: return .sourcedHistory
         }
     }
 
@@ -98,7 +110,8 @@ public enum ControlResponse: Hashable, Sendable {
                 writer.bool(info.persistent)
                 writer.bool(info.owned)
             }
-        case .history(let entries):
+        case .history(let entries), .sourcedHistory(let entries):
+            let sourced = kind == .sourcedHistory
             writer.wire.array(entries) { writer, entry in
                 writer.u32(entry.index)
                 writer.i64(entry.timestamp)
@@ -106,6 +119,7 @@ public enum ControlResponse: Hashable, Sendable {
                 writer.array(entry.types) { $0.string($1) }
                 writer.u64(entry.size)
                 writer.string(entry.preview, truncatingTo: text)
+                if sourced { writer.source(entry.source) }
             }
         case .items(let items):
             items.encode(into: &writer.wire)
@@ -123,6 +137,28 @@ public enum ControlResponse: Hashable, Sendable {
             }
         case .targets(let types):
             writer.wire.array(types) { $0.string($1) }
+        case .change(let event):
+            writer.string(event.pasteboard)
+            writer.u64(event.count)
+            writer.wire.array(event.types) { $0.string($1) }
+            writer.string(event.state, truncatingTo: text)
+            writer.bool(event.image != nil)
+            if let image = event.image {
+                writer.string(image.type.rawValue)
+                writer.u32(UInt32(clamping: image.width))
+                writer.u32(UInt32(clamping: image.height))
+                writer.u64(UInt64(clamping: image.byteCount))
+            }
+            writer.wire.source(event.source)
+            writer.bool(event.patterns != nil)
+            writer.u32(event.patterns?.rawValue ?? 0)
+        case .read(let event):
+            writer.string(event.pasteboard)
+            writer.string(event.type)
+            writer.wire.source(event.reader)
+            writer.i64(event.time)
+            writer.string(event.refusal ?? "", truncatingTo: text)
+            writer.string(event.via, truncatingTo: text)
         }
         return writer
     }
@@ -175,16 +211,19 @@ public enum ControlResponse: Hashable, Sendable {
                                persistent: try reader.bool("pasteboards[\(index)].persistent"),
                                owned: try reader.bool("pasteboards[\(index)].owned"))
             })
-        case .history:
-            response = .history(try fields.array("history", maximum: ControlLimits.maximumListCount,
-                                                 minimumElementSize: 33) { reader, index in
+        case .history, .sourcedHistory:
+            let sourced = kind == .sourcedHistory
+            let entries = try fields.array("\(kind)", maximum: ControlLimits.maximumListCount,
+                                           minimumElementSize: sourced ? 41 : 33) { reader, index in
                 HistoryEntry(index: try reader.u32("history[\(index)].index"),
                              timestamp: try reader.i64("history[\(index)].timestamp"),
                              pasteboard: try reader.pasteboardName("history[\(index)].pasteboard"),
                              types: try reader.typeNames("history[\(index)].types"),
                              size: try reader.u64("history[\(index)].size"),
-                             preview: try reader.string("history[\(index)].preview", maximum: text))
-            })
+                             preview: try reader.string("history[\(index)].preview", maximum: text),
+                             source: sourced ? try reader.source("history[\(index)].source") : nil)
+            }
+            response = sourced ? .sourcedHistory(entries) : .history(entries)
         case .items:
             var deferred: [(item: Int, representation: Int)] = []
             response = .items(try [PasteboardItem].decode(from: &fields, field: "items", deferredAt: &deferred, skipped: &skipped))
@@ -201,6 +240,28 @@ public enum ControlResponse: Hashable, Sendable {
                                     : nil)
         case .targets:
             response = .targets(try fields.typeNames("targets"))
+        case .change:
+            var event = ChangeEvent(pasteboard: try fields.pasteboardName("change.pasteboard"), count: try fields.u64("change.count"),
+                                    types: try fields.typeNames("change.types"), state: try fields.string("change.state", maximum: text))
+            if try fields.bool("change.hasImage") {
+                event.image = ImageSummary(type: PasteboardType(try fields.typeName("change.image.type")),
+                                           width: Int(try fields.u32("change.image.width")),
+                                           height: Int(try fields.u32("change.image.height")),
+                                           byteCount: Int(clamping: try fields.u64("change.image.byteCount")))
+            }
+            event.source = try fields.source("change.source")
+            let known = try fields.bool("change.patternsKnown")
+            let patterns = TextPatterns(rawValue: try fields.u32("change.patterns"))
+            event.patterns = known ? patterns : nil
+            response = .change(event)
+        case .read:
+            let pasteboard = try fields.pasteboardName("read.pasteboard")
+            let type = try fields.typeName("read.type")
+            let reader = try fields.source("read.reader")
+            let time = try fields.i64("read.time")
+            let refusal = try fields.string("read.refusal", maximum: text)
+            response = .read(ReadEvent(pasteboard: pasteboard, type: type, reader: reader, time: time,
+                                       refusal: refusal.isEmpty ? nil : refusal, via: try fields.string("read.via", maximum: text)))
         }
         try fields.expectEnd(of: "\(kind)")
         return response

@@ -26,11 +26,18 @@ public final class DaemonEngine {
         /// A client of the remote socket: it has no display of its own, and withheld content is never served
         /// to it (`RemoteAccess`).
         public var isRemote: Bool
+        /// The client's process (its peer credentials and `/proc/PID/comm`): the source of what it copies and
+        /// the reader of what it reads.
+        public var source: ContentSource?
+        /// Sets the events a `watchEvents` client is sent.
+        public var setEvents: (WatchEvents) -> Void
 
         public init(id: UInt64, send: @escaping (ControlResponse) -> Void, setWatched: @escaping (Set<String>?) -> Void = { _ in },
                     closeAfterAnswer: @escaping () -> Void = {}, display: String? = nil, setDisplay: @escaping (String) -> Void = { _ in },
-                    isRemote: Bool = false) {
+                    isRemote: Bool = false, source: ContentSource? = nil, setEvents: @escaping (WatchEvents) -> Void = { _ in }) {
             self.id = id
+            self.source = source
+            self.setEvents = setEvents
             self.send = send
             self.setWatched = setWatched
             self.closeAfterAnswer = closeAfterAnswer
@@ -90,10 +97,11 @@ public final class DaemonEngine {
                                     table: table)
         nextEndpoint += 1
         side.engine = bridge
-        side.broadcast = { [weak self] name, count, state, types, image in
-            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
-                                      image: image),
-                             name.rawValue)
+        side.broadcast = { [weak self] notice in
+            self?.broadcast?(.change(ChangeEvent(pasteboard: notice.name.rawValue, count: notice.count, types: notice.types.map(\.rawValue),
+                                                 state: notice.state.rawValue, image: notice.image, source: notice.source,
+                                                 patterns: notice.patterns)),
+                             notice.name.rawValue)
         }
         return side
     }
@@ -280,13 +288,17 @@ public final class DaemonEngine {
         case .read(let pasteboard, let types, let display): read(pasteboard, types: types, display: display, client)
         case .targets(let pasteboard): targets(pasteboard, client)
         case .watch(let pasteboards): watch(pasteboards, client)
+        case .watchEvents(let pasteboards, let events):
+            client.setEvents(events)
+            watch(pasteboards, client)
+        case .sourcedHistory(let limit): history(limit: limit, sourced: true, client)
         case .pasteboards: listPasteboards(client)
         case .createPasteboard(let name, let persistent): createPasteboard(name, persistent: persistent, client)
         case .removePasteboard(let name): removePasteboard(name, client)
         case .clear(let pasteboard): clear(pasteboard, client)
         case .changeCount(let pasteboard): changeCount(pasteboard, client)
         case .status: status(client)
-        case .history(let limit): history(limit: limit, client)
+        case .history(let limit): history(limit: limit, sourced: false, client)
         case .historyItem(let index): historyItem(index, client)
         case .historyCopy(let index): historyCopy(index, client)
         case .historyDelete(let index): historyDelete(index, client)
@@ -354,6 +366,7 @@ public final class DaemonEngine {
         // secrets, nspasteboard.org's transient marker for content that expires.
         if content.isSensitive { mark(&content, PasteboardType(SnapshotPolicy.passwordManagerHint), Array("secret".utf8)) }
         if content.isTransient { mark(&content, PasteboardType(SnapshotPolicy.transientMarker), []) }
+        content.source = client.source
         let service = side(for: name, client).service
         if appending, let current = service.content(of: name) {
             var joined = current
@@ -481,7 +494,7 @@ public final class DaemonEngine {
         manager.forget(name)
         persistentNames.remove(name)
         savePersistentNames()
-        broadcast?(.changed(pasteboard: name.rawValue, count: count, types: [], state: ChangeState.removed.rawValue, image: nil), name.rawValue)
+        broadcast?(.change(ChangeEvent(pasteboard: name.rawValue, count: count, types: [], state: ChangeState.removed.rawValue)), name.rawValue)
         client.send(.ok)
     }
 
@@ -520,18 +533,21 @@ public final class DaemonEngine {
         client.send(.status(pairs: pairs))
     }
 
-    private func history(limit: UInt32, _ client: Client) {
-        let entries = manager.history.entries.prefix(Int(limit == 0 ? UInt32.max : limit)).enumerated().map { index, entry in
+    /// The history, newest first; `sourced`: with who copied each entry (`sourcedHistory`).
+    private func history(limit: UInt32, sourced: Bool, _ client: Client) {
+        let entries = Array(manager.history.entries.prefix(Int(limit == 0 ? UInt32.max : limit)).enumerated().map { index, entry in
             HistoryEntry(index: UInt32(index), timestamp: entry.time, pasteboard: entry.pasteboard.rawValue,
-                         types: entry.types, size: entry.size, preview: entry.preview)
-        }
-        client.send(.history(Array(entries)))
+                         types: entry.types, size: entry.size, preview: entry.preview, source: entry.source)
+        })
+        client.send(sourced ? .sourcedHistory(entries) : .history(entries))
     }
 
     /// History entry `index`'s content, logging what of it could not be read back (never content).
     private func historyContent(_ index: UInt32) -> PasteboardContent? {
         var skipped: [SkippedRepresentation] = []
-        let content = manager.history.content(at: Int(index), skipped: &skipped)
+        var content = manager.history.content(at: Int(index), skipped: &skipped)
+        // Copied again, it is still what its application copied.
+        if Int(index) < manager.history.entries.count { content?.source = manager.history.entries[Int(index)].source }
         if !skipped.isEmpty { log.info("history entry \(index) is read without \(skipped.count) of its types: \(skipped.summary())") }
         return content
     }

@@ -22,7 +22,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     let manager: ClipboardManager
     weak var engine: PasteboardEngine?
     /// Tells the watching clients about a change counted on this display.
-    var broadcast: ((PasteboardName, UInt64, ChangeState, [PasteboardType], ImageSummary?) -> Void)?
+    var broadcast: ((ChangeNotice) -> Void)?
 
     private let log: Logger
     /// Reads the TARGETS of another client's copy for its token.
@@ -64,9 +64,9 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         let timeout = Duration.milliseconds(configuration.ownerTimeoutMs)
         probe = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
         fetcher = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
-        service.onChange = { [weak self] name, count, state, types, image in
-            self?.broadcast?(name, count, state, types, image)
-            self?.changed(name, count: count, state)
+        service.onChange = { [weak self] notice in
+            self?.broadcast?(notice)
+            self?.changed(notice.name, count: notice.count, notice.state)
         }
         manager.onSnapshotEnded = { [weak self] name in self?.snapshotEnded(name) }
         manager.onTargets = { [weak self] name, count, names in self?.targetsRead(name, count: count, names) }
@@ -127,7 +127,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             engine.changed(name, on: id, count: count, .emptied)
         case .foreign:
             announceForeignCopy(name, count: count)
-        case .removed:
+        case .removed, .kept:
             break
         }
     }
