@@ -124,6 +124,9 @@ public final class Daemon {
         engine.clientCounts = { [unowned self] in
             servers.reduce((0, 0)) { ($0.0 + $1.clients.count, $0.1 + $1.clients.values.filter { $0.watched != nil }.count) }
         }
+        engine.watchesReads = { [unowned self] in
+            servers.contains { $0.access == nil && $0.clients.values.contains { $0.events?.contains(.reads) == true } }
+        }
         engine.socketTransfers = { [unowned self] in servers.reduce(0) { $0 + $1.answersBeingWritten } }
         x.flush()
         let served = displays.count == 1 ? (display.isEmpty ? "the default display" : display) : displays.joined(separator: ", ")

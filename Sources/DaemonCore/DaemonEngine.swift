@@ -70,6 +70,8 @@ public final class DaemonEngine {
     public var broadcast: ((ControlResponse, String) -> Void)?
     /// The clients connected and watching, for `status` (set by the loop).
     public var clientCounts: () -> (clients: Int, watchers: Int) = { (0, 0) }
+    /// Whether any client watches reads (set by the loop): readers are looked up only then.
+    public var watchesReads: () -> Bool = { false }
     /// Answers being written to clients' sockets (large pastes), counted in `status`'s transfers (set by the loop).
     public var socketTransfers: () -> Int = { 0 }
 
@@ -101,6 +103,12 @@ public final class DaemonEngine {
             self?.broadcast?(.change(ChangeEvent(pasteboard: notice.name.rawValue, count: notice.count, types: notice.types.map(\.rawValue),
                                                  state: notice.state.rawValue, image: notice.image, source: notice.source,
                                                  patterns: notice.patterns)),
+                             notice.name.rawValue)
+        }
+        side.service.server.watchesReads = { [weak self] in self?.watchesReads() ?? false }
+        side.service.server.onRead = { [weak self] notice in
+            self?.broadcast?(.read(ReadEvent(pasteboard: notice.name.rawValue, type: notice.type, reader: notice.reader,
+                                             time: WallClock.nowMilliseconds, refusal: notice.refusal, via: notice.via.rawValue)),
                              notice.name.rawValue)
         }
         return side
@@ -426,15 +434,16 @@ public final class DaemonEngine {
             case .notOffered(let why): client.send(.error(code: .typeNotOffered, message: why))
             case .conversionFailed(let why): client.send(.error(code: .conversionFailed, message: why))
             case .timedOut(let why): client.send(.error(code: .timedOut, message: why))
+            case .denied(let why): client.send(.error(code: .denied, message: why))
             }
         }
         // Another application at home owns it: a remote client has no display to read it through, so it is
         // answered from what the daemon read of it (or fetches from that owner).
         if client.isRemote, let foreign = side.foreignView(of: name, table: table) {
             if refusedRemotely(foreign, name, client) { return }
-            side.service.server.read(name, types: types, from: foreign, completion: answer)
+            side.service.server.read(name, types: types, from: foreign, reader: client.source, completion: answer)
         } else {
-            side.service.server.read(name, types: types, completion: answer)
+            side.service.server.read(name, types: types, reader: client.source, completion: answer)
         }
     }
 

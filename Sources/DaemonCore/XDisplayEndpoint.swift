@@ -60,6 +60,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory, sharing: first?.manager)
         service.manager = manager
+        service.server.readPolicy = configuration.readPolicy
         manager.displayName = name
         let timeout = Duration.milliseconds(configuration.ownerTimeoutMs)
         probe = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
@@ -78,6 +79,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         get { manager.configuration }
         set {
             manager.configuration = newValue
+            service.server.readPolicy = newValue.readPolicy
             probe.policy = newValue.snapshotPolicy
             fetcher.policy = newValue.snapshotPolicy
         }
