@@ -95,7 +95,7 @@ public struct RemoteAccess: Sendable {
     /// The pb command a request kind stands for, for people.
     static func commandName(_ kind: ControlRequest.Kind) -> String {
         switch kind {
-        case .history, .historyItem, .historyCopy, .historyDelete, .historyClear: "the history"
+        case .history, .sourcedHistory, .historyItem, .historyCopy, .historyDelete, .historyClear: "the history"
         case .pause, .resume: "pausing and resuming"
         case .createPasteboard, .removePasteboard, .pasteboards: "managing pasteboards"
         case .status: "the status"
