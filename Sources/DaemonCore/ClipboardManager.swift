@@ -182,7 +182,13 @@ final class ClipboardManager {
                 log.info("\(name) is owned; not restoring its saved content")
                 return
             }
-            service.own(name, content: archive.content, silent: true) { [weak self, log] result in
+            // The archive keeps the content; who copied it is in the history entry it is (the same digest).
+            var content = archive.content
+            if let newest = history.entries.first(where: { $0.pasteboard == name }), newest.source != nil,
+               newest.digest == HistoryStore.digest(of: content) {
+                content.source = newest.source
+            }
+            service.own(name, content: content, silent: true) { [weak self, log] result in
                 switch result {
                 case .failure(let error): log.warning("could not restore \(name): \(error)")
                 case .success(let count): self?.onRestored?(name, count)

@@ -228,7 +228,7 @@ final class RequestServer {
            let refusal = readPolicy.refusal(of: ReadPolicy.Reader(names: [reader?.application].compactMap { $0 },
                                                                   processID: reader?.processID, hasWindow: false), focus: nil) {
             log.limited(.info, key: "read-policy", "refused \(name)'s sensitive content to \(reader?.description ?? "an unknown client"): \(refusal)")
-            if watchesReads() { onRead?(ReadNotice(name: name, type: types.first ?? "", reader: reader, refusal: refusal, via: .socket)) }
+            if watchesReads() { onRead?(ReadNotice(name: name, type: types.first ?? "-", reader: reader, refusal: refusal, via: .socket)) }
             completion(.denied(refusal))
             return
         }

@@ -167,6 +167,23 @@ final class ProvenanceTests: XCTestCase {
         XCTAssertEqual(h.engine.service.content(of: .general)?.source?.application, "Gedit", "copied back, still gedit's copy")
     }
 
+    func testContentRestoredAfterARestartIsStillItsApplicationsCopy() throws {
+        let directory = NSTemporaryDirectory() + "provenance-" + UUID().uuidString
+        do {
+            let h = try Harness(keepState: true, directory: directory)
+            let owner = h.owner([("UTF8_STRING", Array("kept across".utf8))])
+            setClass(owner.connection, owner.window, instance: "gedit", className: "Gedit")
+            owner.own()
+            h.settle()
+            h.engine.manager.finishWrites()
+            owner.exit()
+        }
+        let h = try Harness(keepState: true, directory: directory)
+        XCTAssertTrue(h.daemonOwns(), "restored")
+        XCTAssertEqual(h.engine.service.content(of: .general)?.source?.application, "Gedit")
+        XCTAssertEqual(h.paste(ContentSource.sourceType).text, "Gedit", "and said so")
+    }
+
     func testReadsAreRecordedPerContentTargetAndTheProtocolsOwnAreNot() throws {
         let h = try Harness()
         let events = watch(h)
