@@ -237,8 +237,9 @@ DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
 DEB_DEFAULT_MAINTAINER := $(shell sed -n 's/^Maintainer: //p' $(CURDIR)/debian/control)
 MAINTAINER ?= $(if $(and $(DEBFULLNAME),$(DEBEMAIL)),$(DEBFULLNAME) <$(DEBEMAIL)>,$(DEB_DEFAULT_MAINTAINER))
 DEB_COMPRESSION ?= -Zxz
-# The probe that stands for the image libraries CImageShims opens (debian/recommends-probe.c): compiled by the
-# toolchain's clang (the header uses clang's nullability), linked by pkg-config's flags and giflib's -lgif.
+# The probe that stands for the image libraries CImageShims opens and libXRes, which CX11Shims opens
+# (debian/recommends-probe.c): compiled by the toolchain's clang (the header uses clang's nullability), linked by
+# pkg-config's flags and giflib's -lgif.
 DEB_CLANG = $(or $(wildcard $(SWIFT_BIN_DIR)clang),clang)
 DEB_IMAGE_PC := spng zlib libdeflate libturbojpeg libwebp libtiff-4 xres
 # What building the package needs beyond building the programs: dpkg-shlibdeps and dpkg-gencontrol, xz,

@@ -6,6 +6,7 @@
 // programs. It is never run nor shipped.
 #include "CImageShims.h"
 // libXRes, which CX11Shims opens on first use to name the process of a window's client (pbx_client_pid).
+#include <X11/Xlib.h>
 #include <X11/extensions/XRes.h>
 
 #define PBI_PROBE_USE(name) (const void *)&name,
