@@ -171,6 +171,10 @@ final class RequestServer {
         let plan = executor.responder.plan(
             for: parked.request, acquiredAt: parked.served.acquiredAt, offered: parked.served.served,
             listed: parked.served.listed, multiplePairs: parked.pairs, convert: { values[$0] })
+        // Who reads is looked up before the answer: xclip exits as soon as it has the bytes, and a client gone
+        // has no process to name.
+        let reader: ContentSource?? = onRead != nil && watchesReads() && !contentTargets(of: parked).isEmpty
+            ? .some(sources.source(of: parked.request.requestor)) : nil
         executor.execute(plan, for: parked.request)
         if timedOut {
             log.limited(.info, key: "conversion-timeout", "refused a request from \(parked.request.requestor): its conversion took longer than \(conversionTimeout)")
@@ -178,7 +182,7 @@ final class RequestServer {
         if !plan.isRefused, !plan.writes.isEmpty, ![x.atoms.targets, x.atoms.timestamp].contains(parked.request.target) {
             onPaste?(parked.request.selection)
         }
-        noteReads(of: parked, reader: nil) { target in
+        noteReads(of: parked, reader: reader) { target in
             if plan.isRefused || values[target] == nil { return timedOut ? "its conversion took too long" : "not served: nothing offered is or converts to it" }
             return nil
         }

@@ -102,9 +102,16 @@ final class ProvenanceTests: DesktopTestCase {
         try pb("copy", input: Array("read me".utf8))
         let (watch, records) = try watcher(["--reads", "--json"])
         defer { stop(watch) }
+        let (plain, lines) = try startReading(desktop.pb, ["watch", "--reads"])
+        defer { stop(plain) }
+        try waitUntil(10, "both watchers are registered") { try status()["watchers"] == "2" }
 
         let xclip = try run("xclip", ["-o", "-selection", "clipboard"])
         XCTAssertEqual(xclip.text, "read me")
+        let line = try XCTUnwrap(try lines.line(timeout: 20)).split(separator: " ").map(String.init)
+        XCTAssertEqual(line.count, 7, "pasteboard, type, app, pid, time, via, outcome: \(line)")
+        XCTAssertEqual([line[0], line[1], line[2], line[5], line[6]], ["CLIPBOARD", "UTF8_STRING", "xclip", "x", "served"])
+        XCTAssertNotNil(Int(line[3]), "the reader's pid")
         let byXclip = try records.next("of xclip's read") { self.app($0, "reader") == "xclip" }
         XCTAssertEqual(byXclip["pasteboard"] as? String, "CLIPBOARD")
         XCTAssertEqual(byXclip["type"] as? String, "UTF8_STRING", "the type as asked")
