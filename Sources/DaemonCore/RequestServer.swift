@@ -33,6 +33,9 @@ final class RequestServer {
     var readPolicy = ReadPolicy()
     /// Finds who a requestor is (its window's class, its process).
     private let sources: SourceLookup
+    /// The last requestor looked up for a read record, kept a second: one paste is several requests from one
+    /// window (TARGETS, then a target or three), and each lookup is a few round trips.
+    private var recentReader: (window: WindowID, until: MonotonicInstant, source: ContentSource?)?
 
     private struct ParkedRequest {
         var request: SelectionRequest
@@ -143,10 +146,19 @@ final class RequestServer {
         return readPolicy.refusal(of: reader, focus: focus, focusName: focusName).map { ($0, source) }
     }
 
+    /// Who `window` belongs to, for a read record (`recentReader`).
+    private func source(of window: WindowID) -> ContentSource? {
+        let now = clock.now()
+        if let recent = recentReader, recent.window == window, now < recent.until { return recent.source }
+        let source = sources.source(of: window)
+        recentReader = (window, now + .seconds(1), source)
+        return source
+    }
+
     /// Tells `onRead` of each content target `parked` asks for, served or refused (`refusal` of a target: why).
     private func noteReads(of parked: ParkedRequest, reader: ContentSource??, refusal: (Atom) -> String?) {
         guard let onRead, watchesReads(), let name = boards[parked.request.selection]?.name else { return }
-        let who = reader ?? sources.source(of: parked.request.requestor)
+        let who = reader ?? source(of: parked.request.requestor)
         for target in contentTargets(of: parked) {
             onRead(ReadNotice(name: name, type: x.name(of: target) ?? "atom \(target.rawValue)", reader: who, refusal: refusal(target), via: .x))
         }
@@ -174,7 +186,7 @@ final class RequestServer {
         // Who reads is looked up before the answer: xclip exits as soon as it has the bytes, and a client gone
         // has no process to name.
         let reader: ContentSource?? = onRead != nil && watchesReads() && !contentTargets(of: parked).isEmpty
-            ? .some(sources.source(of: parked.request.requestor)) : nil
+            ? .some(source(of: parked.request.requestor)) : nil
         executor.execute(plan, for: parked.request)
         if timedOut {
             log.limited(.info, key: "conversion-timeout", "refused a request from \(parked.request.requestor): its conversion took longer than \(conversionTimeout)")

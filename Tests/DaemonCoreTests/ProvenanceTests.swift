@@ -205,8 +205,16 @@ final class ProvenanceTests: XCTestCase {
         XCTAssertNil(read.refusal)
         XCTAssertEqual(read.via, "x")
         XCTAssertLessThan(abs(read.time - WallClock.nowMilliseconds), 60_000, "wall-clock milliseconds")
+        // Another window read at once after is named for itself (the last reader is remembered a second only
+        // for its own window).
+        let other = h.requestor()
+        setClass(other.connection, other.window, instance: "gedit", className: "Gedit")
+        other.ask("CLIPBOARD", "UTF8_STRING")
+        h.settle()
+        XCTAssertEqual(events.reads.last?.reader?.application, "Gedit")
         reader.ask("CLIPBOARD", "image/png")
         h.settle()
+        XCTAssertEqual(events.reads.last?.reader?.application, "Firefox")
         XCTAssertEqual(events.reads.last?.type, "image/png")
         XCTAssertNotNil(events.reads.last?.refusal, "a target not served is recorded as refused")
 
