@@ -274,7 +274,7 @@ final class ClipboardManager {
     /// configuration excludes.
     private func excludedClass(of owner: WindowID) -> String? {
         guard !configuration.excludedWindowClasses.isEmpty, !owner.isNone else { return nil }
-        return service.sources.classNames(of: owner).first { name in
+        return service.serials.lookingUp { service.sources.classNames(of: owner) }.first { name in
             configuration.excludedWindowClasses.contains { $0.lowercased() == name.lowercased() }
         }
     }

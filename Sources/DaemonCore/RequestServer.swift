@@ -133,6 +133,8 @@ final class RequestServer {
 
     /// Why `readPolicy` refuses the requestor `window`, with who it is; nil when it may read.
     private func policyRefusal(of window: WindowID) -> (reason: String, reader: ContentSource?)? {
+        executor.serials.label(.lookup)
+        defer { executor.serials.label(.housekeeping) }
         let source = sources.source(of: window)
         let reader = ReadPolicy.Reader(names: sources.classNames(of: window) + [source?.application].compactMap { $0 },
                                        processID: source?.processID ?? x.clientProcessID(of: window), hasWindow: true)
@@ -150,7 +152,7 @@ final class RequestServer {
     private func source(of window: WindowID) -> ContentSource? {
         let now = clock.now()
         if let recent = recentReader, recent.window == window, now < recent.until { return recent.source }
-        let source = sources.source(of: window)
+        let source = executor.serials.lookingUp { sources.source(of: window) }
         recentReader = (window, now + .seconds(1), source)
         return source
     }

@@ -324,7 +324,7 @@ final class SelectionService {
             if change.owner.isNone {
                 manager?.cleared(board.name)
             } else if !ownerIsUs && counted {
-                source = sources.source(of: change.owner)
+                source = serials.lookingUp { sources.source(of: change.owner) }
                 manager?.foreignOwnerChanged(board.name, selection: change.selection, owner: change.owner, count: board.counter.count,
                                              source: source)
             }
@@ -404,6 +404,8 @@ final class SelectionService {
                 transfers.drop(window: key.requestor, reason: "X error \(error.name)")
             case .housekeeping:
                 log.limited(.warning, key: "x-error", "X error: \(error)")
+            case .lookup:
+                log.debug("X error looking up a window's application (gone meanwhile): \(error)")
             }
         }
     }
