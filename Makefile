@@ -25,7 +25,7 @@ RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
 # Packages: building needs the X headers, libwayland-client's (the Wayland door) and the image libraries' headers (libspng, zlib and libdeflate,
 # TurboJPEG, libwebp, libtiff, giflib: the types of the functions CImageShims opens on first use); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
-BUILD_PACKAGES := libx11-dev libxfixes-dev libwayland-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
+BUILD_PACKAGES := libx11-dev libxfixes-dev libxres-dev libwayland-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
 # desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); lintian checks the .deb
 # (InstallTests: 129 packages, mostly Perl's, 35 s to fetch and install); python3-pil decodes the
@@ -246,10 +246,11 @@ DEB_FILE = $(DEB_DIR)/pasteboard_$(VERSION)_$(DEB_ARCH).deb
 DEB_DEFAULT_MAINTAINER := $(shell sed -n 's/^Maintainer: //p' $(CURDIR)/debian/control)
 MAINTAINER ?= $(if $(and $(DEBFULLNAME),$(DEBEMAIL)),$(DEBFULLNAME) <$(DEBEMAIL)>,$(DEB_DEFAULT_MAINTAINER))
 DEB_COMPRESSION ?= -Zxz
-# The probe that stands for the image libraries CImageShims opens (debian/recommends-probe.c): compiled by the
-# toolchain's clang (the header uses clang's nullability), linked by pkg-config's flags and giflib's -lgif.
+# The probe that stands for the image libraries CImageShims opens and libXRes, which CX11Shims opens
+# (debian/recommends-probe.c): compiled by the toolchain's clang (the header uses clang's nullability), linked by
+# pkg-config's flags and giflib's -lgif.
 DEB_CLANG = $(or $(wildcard $(SWIFT_BIN_DIR)clang),clang)
-DEB_IMAGE_PC := spng zlib libdeflate libturbojpeg libwebp libtiff-4
+DEB_IMAGE_PC := spng zlib libdeflate libturbojpeg libwebp libtiff-4 xres
 # What building the package needs beyond building the programs: dpkg-shlibdeps and dpkg-gencontrol, xz,
 # python3 for debian/make-changelog.
 DEB_PACKAGES := dpkg-dev xz-utils python3

@@ -78,6 +78,7 @@ _pb() {
         count|clear) options="$selection -h --help" ;;
         convert) options="-f --from --to -o --output -i --info -h --help" ;;
         status) options="-h --help" ;;
+        watch) options="$selection -a --all -j --json -0 --null -r --reads -h --help" ;;
         displays)
             (( cword == i + 1 )) && COMPREPLY=($(compgen -W "list add remove" -- "$cur"))
             return ;;

@@ -25,7 +25,7 @@ complete -c pb -n "__fish_seen_subcommand_from help" -a "$pb_commands"
 complete -c pb -n "__fish_seen_subcommand_from $pb_commands; and not __fish_seen_subcommand_from help" -s h -l help -d 'Show help for this command'
 
 # Choosing the pasteboard.
-set -l with_selection "__fish_seen_subcommand_from copy paste types count clear"
+set -l with_selection "__fish_seen_subcommand_from copy paste types count clear watch"
 complete -c pb -n $with_selection -s p -l primary -d 'Use PRIMARY'
 complete -c pb -n $with_selection -s b -l clipboard -d 'Use CLIPBOARD (the default)'
 complete -c pb -n $with_selection -s P -l pasteboard -x -a 'clipboard primary secondary' -d 'Use the X selection NAME'
@@ -58,6 +58,10 @@ function __pb_type_and_file
     end
 end
 
+complete -c pb -n "__fish_seen_subcommand_from watch" -s j -l json -d 'One JSON object per record, with source and patterns'
+complete -c pb -n "__fish_seen_subcommand_from watch" -s 0 -l null -d 'End each record with NUL'
+complete -c pb -n "__fish_seen_subcommand_from watch" -s a -l all -d 'Every pasteboard'
+complete -c pb -n "__fish_seen_subcommand_from watch" -s r -l reads -d 'A record per read of what pasteboardd serves'
 complete -c pb -n "__fish_seen_subcommand_from copy" -s t -l type -x -a '(__pb_types; __pb_type_and_file)' -d 'A representation: TYPE or TYPE=FILE'
 complete -c pb -n "__fish_seen_subcommand_from copy" -s n -l trim-newline -d 'Drop one trailing newline from standard input'
 complete -c pb -n "__fish_seen_subcommand_from copy" -l sensitive -d 'Secret content: served, never stored or logged'

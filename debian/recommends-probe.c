@@ -5,6 +5,9 @@
 // versions come from the libraries' symbols files for the functions actually used, as Depends does for the
 // programs. It is never run nor shipped.
 #include "CImageShims.h"
+// libXRes, which CX11Shims opens on first use to name the process of a window's client (pbx_client_pid).
+#include <X11/Xlib.h>
+#include <X11/extensions/XRes.h>
 
 #define PBI_PROBE_USE(name) (const void *)&name,
 
@@ -16,6 +19,8 @@ const void *const pbi_probe_functions[] = {
     PBI_WEBP_FUNCTIONS(PBI_PROBE_USE)
     PBI_GIF_FUNCTIONS(PBI_PROBE_USE)
     PBI_TIFF_FUNCTIONS(PBI_PROBE_USE)
+    (const void *)&XResQueryExtension, (const void *)&XResQueryVersion, (const void *)&XResQueryClientIds,
+    (const void *)&XResGetClientPid, (const void *)&XResClientIdsDestroy,
 };
 
 int main(void) { return pbi_probe_functions[0] == 0; }

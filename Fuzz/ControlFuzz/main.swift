@@ -84,6 +84,10 @@ func check(_ request: ControlRequest) {
     case .watch(let names):
         invariant(names.count <= ControlLimits.maximumListCount, "\(names.count) watched names")
         names.forEach { checkName($0, "watched pasteboard") }
+    case .watchEvents(let names, let events):
+        invariant(names.count <= ControlLimits.maximumListCount, "\(names.count) watched names")
+        names.forEach { checkName($0, "watched pasteboard") }
+        invariant(WatchEvents.all.isSuperset(of: events) && !events.isEmpty, "watch events \(events.rawValue) decoded")
     case .read(let pasteboard, let types, let display):
         checkName(pasteboard, "pasteboard")
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) types to read")
@@ -96,7 +100,7 @@ func check(_ request: ControlRequest) {
         invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
     case .provided: break
     case .provideFailed(_, let reason): checkText(reason)
-    case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays:
+    case .status, .pasteboards, .history, .sourcedHistory, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays:
         break
     }
 }
@@ -113,13 +117,26 @@ func check(_ response: ControlResponse) {
     case .pasteboards(let infos):
         invariant(infos.count <= ControlLimits.maximumListCount, "\(infos.count) pasteboards")
         infos.forEach { checkName($0.name, "pasteboard") }
-    case .history(let entries):
+    case .history(let entries), .sourcedHistory(let entries):
         invariant(entries.count <= ControlLimits.maximumListCount, "\(entries.count) history entries")
         for entry in entries {
             checkName(entry.pasteboard, "pasteboard")
             entry.types.forEach(checkType)
             checkText(entry.preview)
+            checkSource(entry.source)
         }
+    case .change(let event):
+        checkName(event.pasteboard, "pasteboard")
+        event.types.forEach(checkType)
+        checkText(event.state)
+        if let image = event.image { checkType(image.type.rawValue) }
+        checkSource(event.source)
+    case .read(let event):
+        checkName(event.pasteboard, "pasteboard")
+        checkType(event.type)
+        checkSource(event.reader)
+        checkText(event.refusal ?? "")
+        checkText(event.via)
     case .items(let items): checkItems(items)
     case .changed(let pasteboard, _, let types, let state, let image):
         checkName(pasteboard, "pasteboard")
@@ -131,6 +148,15 @@ func check(_ response: ControlResponse) {
         types.forEach(checkType)
     case .provide(_, let type): checkType(type)
     }
+}
+
+/// A source decoded: a name of 1 to `maximumNameBytes` bytes on one line, a positive process id.
+func checkSource(_ source: ContentSource?) {
+    guard let source else { return }
+    invariant(!source.application.isEmpty && source.application.utf8.count <= ContentSource.maximumNameBytes,
+              "a source name of \(source.application.utf8.count) bytes")
+    invariant(!source.application.unicodeScalars.contains { $0.value < 0x20 }, "a source name with a control character")
+    invariant(source.processID.map { $0 > 0 } ?? true, "a process id that is not positive")
 }
 
 /// Runs `decode`; a thrown error must be a `ControlProtocolError` (returned as nil after describing it).
@@ -404,6 +430,10 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .pause: request = .pause
         case .resume: request = .resume
         case .watch: request = .watch(pasteboards: (0..<Int(input.u8() % 6)).map { _ in name() })
+        case .watchEvents:
+            let names = (0..<Int(input.u8() % 6)).map { _ in name() }
+            request = .watchEvents(pasteboards: names, events: WatchEvents(rawValue: 1 + input.u32() % 3))
+        case .sourcedHistory: request = .sourcedHistory(limit: input.u32())
         case .displays: request = .displays
         case .addDisplay: request = .addDisplay(name: name())
         case .removeDisplay: request = .removeDisplay(name: name())
@@ -442,6 +472,12 @@ func fuzzEncode(_ input: inout FuzzInput) {
             valid = valid && isValidType(name)
             return name
         }
+        /// A source as a peer could name it (any text, cut to its cap by `ContentSource`), or none.
+        func source() -> ContentSource? {
+            let name = input.freeText()
+            let pid = Int32(bitPattern: input.u32())
+            return input.u8() % 4 == 0 ? nil : ContentSource(application: name, processID: pid)
+        }
         let response: ControlResponse
         let expected: ControlResponse
         switch kind {
@@ -468,18 +504,42 @@ func fuzzEncode(_ input: inout FuzzInput) {
                 PasteboardInfo(name: name(), changeCount: input.u64(), persistent: input.bool(), owned: input.bool())
             })
             expected = response
-        case .history:
+        case .history, .sourcedHistory:
+            let sourced = kind == .sourcedHistory
             let entries = (0..<Int(input.u8() % 4)).map { _ in
                 HistoryEntry(index: input.u32(), timestamp: Int64(bitPattern: input.u64()), pasteboard: name(),
                              types: (0..<Int(input.u8() % 4)).map { _ in typeName() }, size: input.u64(),
-                             preview: input.freeText())
+                             preview: input.freeText(), source: sourced ? source() : nil)
             }
-            response = .history(entries)
-            expected = .history(entries.map {
+            let kept = entries.map {
                 var entry = $0
                 entry.preview = truncated(entry.preview, text)
                 return entry
-            })
+            }
+            response = sourced ? .sourcedHistory(entries) : .history(entries)
+            expected = sourced ? .sourcedHistory(kept) : .history(kept)
+        case .change:
+            let (pasteboard, count, types) = (name(), input.u64(), (0..<Int(input.u8() % 4)).map { _ in typeName() })
+            let state = input.freeText()
+            let image = input.u8() % 2 == 0 ? nil
+                : ImageSummary(type: PasteboardType(typeName()), width: Int(input.u32()), height: Int(input.u32()), byteCount: Int(input.u32()))
+            let patterns = input.u8() % 2 == 0 ? nil : TextPatterns(rawValue: input.u32())
+            let event = ChangeEvent(pasteboard: pasteboard, count: count, types: types, state: state, image: image, source: source(),
+                                    patterns: patterns)
+            response = .change(event)
+            var kept = event
+            kept.state = truncated(state, text)
+            expected = .change(kept)
+        case .read:
+            let refusal = input.freeText()
+            let via = input.freeText()
+            let event = ReadEvent(pasteboard: name(), type: typeName(), reader: source(), time: Int64(bitPattern: input.u64()),
+                                  refusal: refusal.isEmpty ? nil : refusal, via: via)
+            response = .read(event)
+            var kept = event
+            kept.refusal = event.refusal.map { truncated($0, text) }
+            kept.via = truncated(via, text)
+            expected = .read(kept)
         case .items:
             response = .items(input.items())
             expected = response

@@ -119,6 +119,8 @@ public struct WatchRequest: Equatable, Sendable {
     public var format = Format.text
     /// A command to run per change (wl-paste --watch style), instead of printing records.
     public var command: [String] = []
+    /// Print a record per read of content pasteboardd serves (`--reads`), instead of changes.
+    public var reads = false
     public init() {}
 }
 

@@ -448,7 +448,7 @@ public enum CommandLineParser {
         let commandStart = split < arguments.count && arguments[split] == "--" ? split + 1 : split
         let scanner = ArgumentScanner(options: selectionOptions + [
             helpOption, .init(short: "j", long: "json"), .init(short: "0", long: "null"),
-            .init(short: "a", long: "all"),
+            .init(short: "a", long: "all"), .init(short: "r", long: "reads"),
         ], command: "watch")
         var request = WatchRequest()
         for token in try scanner.scan(options) {
@@ -458,12 +458,16 @@ public enum CommandLineParser {
             case "json": request.format = .json
             case "null": request.format = .nul
             case "all": request.pasteboards = []
+            case "reads": request.reads = true
             default:
                 var board = PasteboardName.general
                 if try applySelection(name, value, to: &board, command: "watch") { request.pasteboards.append(board) }
             }
         }
         if commandStart < arguments.count { request.command = Array(arguments[commandStart...]) }
+        if request.reads && !request.command.isEmpty {
+            throw UsageError("--reads prints a record per read; it runs no command", command: "watch")
+        }
         return .watch(request)
     }
 

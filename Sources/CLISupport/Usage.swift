@@ -140,13 +140,19 @@ public enum Usage {
             """
         case "watch": return """
             usage: pb watch [-p|-b|-P NAME]... [--json|-0] [COMMAND [ARGS...]]
+                   pb watch --reads [-p|-b|-P NAME]... [--json|-0]
 
             Waits for changes (pushed by pasteboardd, no polling) and prints one record per change:
             pasteboard, changeCount, state, types, and for a picture its type, width×height and size.
-            --json prints one JSON object per line, -0 ends each
+            --json prints one JSON object per line, with who copied ("source": app and pid) and what
+            the text is ("patterns": url, email, number, path; null until pasteboardd has read another
+            application's copy, which a "kept" record with the same count then tells); -0 ends each
             record with NUL. With COMMAND, runs it once per change instead, with the new text on its
             standard input and CLIPBOARD_STATE (data, clear, nil, sensitive), CLIPBOARD_TYPE,
-            PASTEBOARD_NAME and PASTEBOARD_CHANGE_COUNT in its environment, as wl-paste --watch does.
+            PASTEBOARD_NAME, PASTEBOARD_CHANGE_COUNT, PASTEBOARD_SOURCE and PASTEBOARD_PATTERNS (comma
+            separated) in its environment, as wl-paste --watch does. --reads prints one record per read
+            of content pasteboardd serves instead: pasteboard, type asked for, reader (app, pid), time,
+            and "refused" with the reason when readPolicy refused it (pasteboardd.conf(5)).
             Without -p/-b/-P, every pasteboard is watched.
             """
         case "history": return """

@@ -71,7 +71,10 @@ int pbx_install_handlers(Display *display) {
     return 1;
 }
 
+static void xres_forget(Display *display);
+
 void pbx_forget(Display *display) {
+    xres_forget(display);
     pbx_connection_state *state = state_of(display);
     if (state != &overflow) memset(state, 0, sizeof *state);
 }
@@ -126,4 +129,78 @@ Status pbx_send_client_message(Display *display, Window destination, long event_
     event.xclient.format = 32;
     for (int i = 0; i < 5; i++) event.xclient.data.l[i] = data[i];
     return XSendEvent(display, destination, False, event_mask, &event);
+}
+
+// MARK: X-Resource client ids, through libXRes opened on first use
+
+#include <dlfcn.h>
+#include <X11/extensions/XRes.h>
+
+typedef Bool (*pbx_xres_query_extension_fn)(Display *, int *, int *);
+typedef Status (*pbx_xres_query_version_fn)(Display *, int *, int *);
+typedef Status (*pbx_xres_query_client_ids_fn)(Display *, long, XResClientIdSpec *, long *, XResClientIdValue **);
+typedef pid_t (*pbx_xres_get_client_pid_fn)(XResClientIdValue *);
+typedef void (*pbx_xres_client_ids_destroy_fn)(long, XResClientIdValue *);
+
+static struct {
+    int tried;
+    pbx_xres_query_extension_fn query_extension;
+    pbx_xres_query_version_fn query_version;
+    pbx_xres_query_client_ids_fn query_client_ids;
+    pbx_xres_get_client_pid_fn get_client_pid;
+    pbx_xres_client_ids_destroy_fn destroy;
+} xres;
+
+// Whether each connection's server speaks X-Resource 1.2 (client ids): 0 unknown, 1 yes, -1 no.
+static struct { Display *display; int usable; } xres_servers[PBX_MAX_CONNECTIONS];
+
+// A closed connection's Display may be reused by the next one: what was learnt of its server is forgotten.
+static void xres_forget(Display *display) {
+    for (int i = 0; i < PBX_MAX_CONNECTIONS; i++) {
+        if (xres_servers[i].display == display) xres_servers[i].display = NULL;
+    }
+}
+
+static int xres_open(void) {
+    if (!xres.tried) {
+        xres.tried = 1;
+        // Never closed: the pointers stay valid for the life of the process.
+        void *library = dlopen("libXRes.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (library != NULL) {
+            xres.query_extension = (pbx_xres_query_extension_fn)dlsym(library, "XResQueryExtension");
+            xres.query_version = (pbx_xres_query_version_fn)dlsym(library, "XResQueryVersion");
+            xres.query_client_ids = (pbx_xres_query_client_ids_fn)dlsym(library, "XResQueryClientIds");
+            xres.get_client_pid = (pbx_xres_get_client_pid_fn)dlsym(library, "XResGetClientPid");
+            xres.destroy = (pbx_xres_client_ids_destroy_fn)dlsym(library, "XResClientIdsDestroy");
+        }
+    }
+    return xres.query_extension && xres.query_version && xres.query_client_ids && xres.get_client_pid && xres.destroy;
+}
+
+static int xres_usable(Display *display) {
+    int free_slot = -1;
+    for (int i = 0; i < PBX_MAX_CONNECTIONS; i++) {
+        if (xres_servers[i].display == display) return xres_servers[i].usable > 0;
+        if (xres_servers[i].display == NULL && free_slot < 0) free_slot = i;
+    }
+    int event_base, error_base, major = 0, minor = 0;
+    int usable = xres.query_extension(display, &event_base, &error_base)
+        && xres.query_version(display, &major, &minor) && (major > 1 || (major == 1 && minor >= 2)) ? 1 : -1;
+    if (free_slot >= 0) {
+        xres_servers[free_slot].display = display;
+        xres_servers[free_slot].usable = usable;
+    }
+    return usable > 0;
+}
+
+int pbx_client_pid(Display *display, Window window) {
+    if (window == None || !xres_open() || !xres_usable(display)) return -1;
+    XResClientIdSpec spec = { .client = window, .mask = XRES_CLIENT_ID_PID_MASK };
+    long count = 0;
+    XResClientIdValue *values = NULL;
+    if (xres.query_client_ids(display, 1, &spec, &count, &values) != Success) return -1;
+    pid_t pid = -1;
+    for (long i = 0; i < count && pid < 0; i++) pid = xres.get_client_pid(&values[i]);
+    xres.destroy(count, values);
+    return pid;
 }

@@ -76,6 +76,13 @@ public enum ControlRequest: Hashable, Sendable {
     /// The type a `provide` event asked for cannot be given (`reason`, for the log): readers are refused.
     /// Answer: `ok`.
     case provideFailed(request: UInt64, reason: String)
+    /// Stream events for these pasteboards (empty: all): with `.changes`, `change` events (a `changed` with who
+    /// copied and the text's patterns); with `.reads`, a `read` event per read of content the daemon serves.
+    /// Answer: `ok`, then events. (A daemon older than this kind answers `badRequest`: the client falls back to
+    /// `watch`.)
+    case watchEvents(pasteboards: [String], events: WatchEvents)
+    /// The history as `history`, each entry with who copied it. Answer: `sourcedHistory`.
+    case sourcedHistory(limit: UInt32)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -100,6 +107,8 @@ public enum ControlRequest: Hashable, Sendable {
         case read = 0x0013
         case setExpiringItems = 0x0014
         case targets = 0x0015
+        case watchEvents = 0x0016
+        case sourcedHistory = 0x0017
         case displays = 0x0020
         case addDisplay = 0x0021
         case removeDisplay = 0x0022
@@ -139,6 +148,8 @@ public enum ControlRequest: Hashable, Sendable {
         case .setItemProviders: return .setItemProviders
         case .provided: return .provided
         case .provideFailed: return .provideFailed
+        case .watchEvents: return .watchEvents
+        case .sourcedHistory: return .sourcedHistory
         }
     }
 
@@ -186,8 +197,11 @@ public enum ControlRequest: Hashable, Sendable {
             writer.bool(persistent)
         case .removePasteboard(let name):
             writer.string(name)
-        case .history(let limit):
+        case .history(let limit), .sourcedHistory(let limit):
             writer.u32(limit)
+        case .watchEvents(let pasteboards, let events):
+            writer.wire.array(pasteboards) { $0.string($1) }
+            writer.u32(events.rawValue)
         case .historyItem(let index), .historyCopy(let index), .historyDelete(let index):
             writer.u32(index)
         case .watch(let pasteboards):
@@ -345,6 +359,20 @@ public enum ControlRequest: Hashable, Sendable {
             request = .removePasteboard(name: try fields.pasteboardName("removePasteboard.name"))
         case .history:
             request = .history(limit: try fields.u32("history.limit"))
+        case .sourcedHistory:
+            request = .sourcedHistory(limit: try fields.u32("sourcedHistory.limit"))
+        case .watchEvents:
+            let pasteboards = try fields.array("watchEvents.pasteboards", maximum: ControlLimits.maximumListCount,
+                                               minimumElementSize: 4) { reader, index in
+                try reader.pasteboardName("watchEvents.pasteboards[\(index)]")
+            }
+            let events = WatchEvents(rawValue: try fields.u32("watchEvents.events"))
+            guard WatchEvents.all.isSuperset(of: events), !events.isEmpty else {
+                throw ControlProtocolError.invalidValue(field: "watchEvents.events",
+                                                        reason: events.isEmpty ? "no events asked for"
+                                                            : "unknown flags 0x\(String(events.subtracting(.all).rawValue, radix: 16))")
+            }
+            request = .watchEvents(pasteboards: pasteboards, events: events)
         case .historyItem:
             request = .historyItem(index: try fields.u32("historyItem.index"))
         case .historyCopy:
@@ -438,5 +466,25 @@ extension WireReader {
         try array(field(), maximum: ControlLimits.maximumListCount, minimumElementSize: 5) { reader, index in
             try reader.typeName(field() + "[\(index)]")
         }
+    }
+}
+
+// MARK: - Sources
+
+extension WireWriter {
+    /// A `Source`: `application: string` (empty when unknown), `processID: u32` (0 when unknown).
+    mutating func source(_ source: ContentSource?) {
+        string(source?.application ?? "", truncatingTo: ContentSource.maximumNameBytes)
+        u32(source?.processID.map { UInt32(bitPattern: $0) } ?? 0)
+    }
+}
+
+extension WireReader {
+    /// A `Source`; nil when it names no application. A name over `ContentSource.maximumNameBytes` is refused.
+    mutating func source(_ field: @autoclosure () -> String) throws -> ContentSource? {
+        let application = try string(field() + ".application", maximum: ContentSource.maximumNameBytes, forbidNUL: true)
+        let pid = try u32(field() + ".processID")
+        guard !application.isEmpty else { return nil }
+        return ContentSource(application: application, processID: pid == 0 || pid > UInt32(Int32.max) ? nil : Int32(pid))
     }
 }

@@ -27,6 +27,12 @@ public enum ControlResponse: Hashable, Sendable {
     /// Event on a `setItemProviders` connection: a reader asks for `type`; answer with `provided` or
     /// `provideFailed` carrying `request`.
     case provide(request: UInt64, type: String)
+    /// Event after `watchEvents` with `.changes`: a change, with who copied and the text's patterns.
+    case change(ChangeEvent)
+    /// Event after `watchEvents` with `.reads`: a read of content the daemon serves.
+    case read(ReadEvent)
+    /// Answer to `sourcedHistory`: `history` with each entry's source.
+    case sourcedHistory([HistoryEntry])
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -41,6 +47,9 @@ public enum ControlResponse: Hashable, Sendable {
         case changed = 0x8009
         case targets = 0x800A
         case provide = 0x8020
+        case change = 0x800B
+        case read = 0x800C
+        case sourcedHistory = 0x800D
     }
 
     public var kind: Kind {
@@ -55,14 +64,17 @@ public enum ControlResponse: Hashable, Sendable {
         case .items: return .items
         case .changed: return .changed
         case .targets: return .targets
+        case .change: return .change
+        case .read: return .read
+        case .sourcedHistory: return .sourcedHistory
         case .provide: return .provide
         }
     }
 
-    /// Events are pushed by the daemon, not answers to a request: `changed` and `provide`.
+    /// Events are pushed by the daemon, not answers to a request: `changed`, `change`, `read` and `provide`.
     public var isEvent: Bool {
         switch self {
-        case .changed, .provide: true
+        case .changed, .change, .read, .provide: true
         default: false
         }
     }
@@ -111,7 +123,8 @@ public enum ControlResponse: Hashable, Sendable {
                 writer.bool(info.persistent)
                 writer.bool(info.owned)
             }
-        case .history(let entries):
+        case .history(let entries), .sourcedHistory(let entries):
+            let sourced = kind == .sourcedHistory
             writer.wire.array(entries) { writer, entry in
                 writer.u32(entry.index)
                 writer.i64(entry.timestamp)
@@ -119,6 +132,7 @@ public enum ControlResponse: Hashable, Sendable {
                 writer.array(entry.types) { $0.string($1) }
                 writer.u64(entry.size)
                 writer.string(entry.preview, truncatingTo: text)
+                if sourced { writer.source(entry.source) }
             }
         case .items(let items):
             items.encode(into: &writer.wire)
@@ -139,6 +153,28 @@ public enum ControlResponse: Hashable, Sendable {
         case .provide(let request, let type):
             writer.u64(request)
             writer.string(type)
+        case .change(let event):
+            writer.string(event.pasteboard)
+            writer.u64(event.count)
+            writer.wire.array(event.types) { $0.string($1) }
+            writer.string(event.state, truncatingTo: text)
+            writer.bool(event.image != nil)
+            if let image = event.image {
+                writer.string(image.type.rawValue)
+                writer.u32(UInt32(clamping: image.width))
+                writer.u32(UInt32(clamping: image.height))
+                writer.u64(UInt64(clamping: image.byteCount))
+            }
+            writer.wire.source(event.source)
+            writer.bool(event.patterns != nil)
+            writer.u32(event.patterns?.rawValue ?? 0)
+        case .read(let event):
+            writer.string(event.pasteboard)
+            writer.string(event.type)
+            writer.wire.source(event.reader)
+            writer.i64(event.time)
+            writer.string(event.refusal ?? "", truncatingTo: text)
+            writer.string(event.via, truncatingTo: text)
         }
         return writer
     }
@@ -191,16 +227,19 @@ public enum ControlResponse: Hashable, Sendable {
                                persistent: try reader.bool("pasteboards[\(index)].persistent"),
                                owned: try reader.bool("pasteboards[\(index)].owned"))
             })
-        case .history:
-            response = .history(try fields.array("history", maximum: ControlLimits.maximumListCount,
-                                                 minimumElementSize: 33) { reader, index in
+        case .history, .sourcedHistory:
+            let sourced = kind == .sourcedHistory
+            let entries = try fields.array("\(kind)", maximum: ControlLimits.maximumListCount,
+                                           minimumElementSize: sourced ? 41 : 33) { reader, index in
                 HistoryEntry(index: try reader.u32("history[\(index)].index"),
                              timestamp: try reader.i64("history[\(index)].timestamp"),
                              pasteboard: try reader.pasteboardName("history[\(index)].pasteboard"),
                              types: try reader.typeNames("history[\(index)].types"),
                              size: try reader.u64("history[\(index)].size"),
-                             preview: try reader.string("history[\(index)].preview", maximum: text))
-            })
+                             preview: try reader.string("history[\(index)].preview", maximum: text),
+                             source: sourced ? try reader.source("history[\(index)].source") : nil)
+            }
+            response = sourced ? .sourcedHistory(entries) : .history(entries)
         case .items:
             var deferred: [(item: Int, representation: Int)] = []
             response = .items(try [PasteboardItem].decode(from: &fields, field: "items", deferredAt: &deferred, skipped: &skipped))
@@ -219,6 +258,28 @@ public enum ControlResponse: Hashable, Sendable {
             response = .targets(try fields.typeNames("targets"))
         case .provide:
             response = .provide(request: try fields.u64("provide.request"), type: try fields.typeName("provide.type"))
+        case .change:
+            var event = ChangeEvent(pasteboard: try fields.pasteboardName("change.pasteboard"), count: try fields.u64("change.count"),
+                                    types: try fields.typeNames("change.types"), state: try fields.string("change.state", maximum: text))
+            if try fields.bool("change.hasImage") {
+                event.image = ImageSummary(type: PasteboardType(try fields.typeName("change.image.type")),
+                                           width: Int(try fields.u32("change.image.width")),
+                                           height: Int(try fields.u32("change.image.height")),
+                                           byteCount: Int(clamping: try fields.u64("change.image.byteCount")))
+            }
+            event.source = try fields.source("change.source")
+            let known = try fields.bool("change.patternsKnown")
+            let patterns = TextPatterns(rawValue: try fields.u32("change.patterns"))
+            event.patterns = known ? patterns : nil
+            response = .change(event)
+        case .read:
+            let pasteboard = try fields.pasteboardName("read.pasteboard")
+            let type = try fields.typeName("read.type")
+            let reader = try fields.source("read.reader")
+            let time = try fields.i64("read.time")
+            let refusal = try fields.string("read.refusal", maximum: text)
+            response = .read(ReadEvent(pasteboard: pasteboard, type: type, reader: reader, time: time,
+                                       refusal: refusal.isEmpty ? nil : refusal, via: try fields.string("read.via", maximum: text)))
         }
         try fields.expectEnd(of: "\(kind)")
         return response

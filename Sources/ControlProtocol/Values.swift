@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PasteboardCore
 /// Flags for a copy.
 public struct CopyOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt32
@@ -101,13 +102,86 @@ public struct HistoryEntry: Hashable, Sendable {
     public var size: UInt64
     /// A short, single-line text preview (the daemon chooses and truncates it).
     public var preview: String
+    /// Who copied it, when known (sent only in `sourcedHistory`).
+    public var source: ContentSource?
 
-    public init(index: UInt32, timestamp: Int64, pasteboard: String, types: [String], size: UInt64, preview: String) {
+    public init(index: UInt32, timestamp: Int64, pasteboard: String, types: [String], size: UInt64, preview: String,
+                source: ContentSource? = nil) {
         self.index = index
         self.timestamp = timestamp
         self.pasteboard = pasteboard
         self.types = types
         self.size = size
         self.preview = preview
+        self.source = source
+    }
+}
+
+/// The events a `watchEvents` request asks for; unknown bits are refused.
+public struct WatchEvents: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `change` events: each change, with who copied and the text's patterns.
+    public static let changes = WatchEvents(rawValue: 1 << 0)
+    /// `read` events: each read of content the daemon serves, by X requestors and control clients.
+    public static let reads = WatchEvents(rawValue: 1 << 1)
+    /// Every flag this version defines.
+    public static let all: WatchEvents = [.changes, .reads]
+}
+
+/// One change as a `change` event carries it: a `changed` event's fields, who copied, and the text's patterns.
+public struct ChangeEvent: Hashable, Sendable {
+    public var pasteboard: String
+    public var count: UInt64
+    public var types: [String]
+    /// `data`, `sensitive`, `clear`, `foreign`, `empty`, `removed`, or `kept`: the clipboard manager read
+    /// another application's copy (change `count`, told as `foreign` before): its types, source and patterns
+    /// are known now.
+    public var state: String
+    public var image: ImageSummary?
+    /// Who copied, when known.
+    public var source: ContentSource?
+    /// The patterns of the text (`TextPatterns`); nil while unknown (another application's copy not read yet,
+    /// or secret content).
+    public var patterns: TextPatterns?
+
+    public init(pasteboard: String, count: UInt64, types: [String], state: String, image: ImageSummary? = nil,
+                source: ContentSource? = nil, patterns: TextPatterns? = nil) {
+        self.pasteboard = pasteboard
+        self.count = count
+        self.types = types
+        self.state = state
+        self.image = image
+        self.source = source
+        self.patterns = patterns
+    }
+
+    /// The event as a client of `watch` gets it (`changed`); nil for a state such clients were never told of.
+    public var legacy: ControlResponse? {
+        state == "kept" ? nil : .changed(pasteboard: pasteboard, count: count, types: types, state: state, image: image)
+    }
+}
+
+/// One read of content the daemon serves, as a `read` event carries it.
+public struct ReadEvent: Hashable, Sendable {
+    public var pasteboard: String
+    /// The type asked for (a target's name, or the first type a control client's `read` got).
+    public var type: String
+    /// Who read, when known.
+    public var reader: ContentSource?
+    /// Milliseconds since the Unix epoch.
+    public var time: Int64
+    /// Why it was refused (`readPolicy`, a type not offered); nil when served.
+    public var refusal: String?
+    /// `x` (an X requestor) or `socket` (a control client's `read`).
+    public var via: String
+
+    public init(pasteboard: String, type: String, reader: ContentSource?, time: Int64, refusal: String? = nil, via: String) {
+        self.pasteboard = pasteboard
+        self.type = type
+        self.reader = reader
+        self.time = time
+        self.refusal = refusal
+        self.via = via
     }
 }

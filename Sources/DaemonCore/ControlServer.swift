@@ -34,6 +34,11 @@ final class ControlServer {
         /// Set while a partial frame is buffered.
         var partialSince: MonotonicInstant?
         var watched: Set<String>? = nil
+        /// What a `watchEvents` client is sent; nil: a `watch` client (`changed` events).
+        var events: WatchEvents?
+        /// The peer's process (SO_PEERCRED) and its name, looked up once, when first needed.
+        var peerPID: Int32 = 0
+        var peerSource: ContentSource??
         /// The X display the client said it is on (`onDisplay`), for per-display pasteboards.
         var display: String?
         /// What a remote client may still send now (`RemoteAccess`); nil on the control socket.
@@ -132,6 +137,7 @@ final class ControlServer {
                 continue
             }
             let client = Client(id: nextID, fd: fd, maximumFrameLength: maximumFrameLength)
+            client.peerPID = credentials.processID
             client.rate = access?.newRate(now: now)
             nextID += 1
             clients[client.id] = client

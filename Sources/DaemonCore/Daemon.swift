@@ -113,18 +113,24 @@ public final class Daemon {
         engine.closeClient = { [unowned self] in server.drop($0) }
         engine.broadcast = { [unowned self] response, name in
             for server in servers {
+                // Who read what on this machine is not told through the remote socket.
+                if server.access != nil, case .read = response { continue }
                 // Remote watchers learn of a change, never what withheld content is (`RemoteAccess.event`).
                 let sent = server.access == nil ? response
                     : RemoteAccess.event(response, contentWithheld: engine.service.content(of: PasteboardName(rawValue: name))
                                                                         .flatMap(RemoteAccess.withholding) != nil)
                 for client in server.clients.values {
-                    guard let watched = client.watched, watched.isEmpty || watched.contains(name) else { continue }
-                    server.send(sent, to: client.id)
+                    guard let watched = client.watched, watched.isEmpty || watched.contains(name),
+                          let event = Self.event(sent, for: client.events) else { continue }
+                    server.send(event, to: client.id)
                 }
             }
         }
         engine.clientCounts = { [unowned self] in
             servers.reduce((0, 0)) { ($0.0 + $1.clients.count, $0.1 + $1.clients.values.filter { $0.watched != nil }.count) }
+        }
+        engine.watchesReads = { [unowned self] in
+            servers.contains { $0.access == nil && $0.clients.values.contains { $0.events?.contains(.reads) == true } }
         }
         engine.socketTransfers = { [unowned self] in servers.reduce(0) { $0 + $1.answersBeingWritten } }
         x.flush()
@@ -374,7 +380,32 @@ public final class Daemon {
                             closeAfterAnswer: { [weak server] in server?.closeAfterAnswer(id) },
                             display: server.clients[id]?.display,
                             setDisplay: { [weak server] in server?.clients[id]?.display = $0 },
-                            isRemote: server.access != nil)
+                            isRemote: server.access != nil, source: server.clients[id].flatMap(Self.source(of:)),
+                            setEvents: { [weak server] in server?.clients[id]?.events = $0 })
+    }
+
+    /// The process at the other end of a control connection, by its peer credentials: its name from
+    /// `/proc/PID/comm`, looked up once per connection (nil when the process is gone or unreadable).
+    private static func source(of client: ControlServer.Client) -> ContentSource? {
+        if let known = client.peerSource { return known }
+        let pid = client.peerPID
+        let source = SourceLookup.processName(of: pid).flatMap { ContentSource(application: $0, processID: pid) }
+        client.peerSource = .some(source)
+        return source
+    }
+
+    /// What a watcher is sent of an event the engine broadcast: a `watch` client (`events` nil) gets `change`
+    /// events as `changed` (and no `kept` or `read`); a `watchEvents` client what it asked for.
+    static func event(_ event: ControlResponse, for events: WatchEvents?) -> ControlResponse? {
+        switch event {
+        case .change(let change):
+            guard let events else { return change.legacy }
+            return events.contains(.changes) ? event : nil
+        case .read:
+            return events?.contains(.reads) == true ? event : nil
+        default:
+            return events == nil || events!.contains(.changes) ? event : nil
+        }
     }
 
     /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.

@@ -30,6 +30,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var enrichRichText = false
     public var ramOnly = false
     public var excludedWindowClasses: [String] = []
+    /// Who may read sensitive content (`ReadPolicy`): nobody is refused by default.
+    public var readPolicy = ReadPolicy()
     /// The X displays to serve as one pasteboard when no `--display` is given (empty: `$DISPLAY`).
     public var displays: [String] = []
     /// PRIMARY is one across the displays too (GTK clears PRIMARY on deselect, and a terminal loses its
@@ -72,6 +74,31 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
     /// The image limits as the converters take them.
     var imageLimits: ImageLimits { ImageLimits(maximumPixels: maxImagePixels) }
+
+    /// `readPolicy`: an object with `neverTo` (a list of application names) and `focusedWindowOnly` (true or false).
+    private static func readPolicy(_ value: JSONValue, fail: (String) -> ConfigurationError) throws(ConfigurationError) -> ReadPolicy {
+        guard case .object(let fields) = value else {
+            throw fail("readPolicy must be an object with neverTo (a list of window class names) and focusedWindowOnly (true or false)")
+        }
+        var policy = ReadPolicy()
+        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+            switch key {
+            case "neverTo":
+                guard case .array(let elements) = field,
+                      case let names = elements.compactMap({ element -> String? in if case .string(let name) = element { name } else { nil } }),
+                      names.count == elements.count, names.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
+                    throw fail("readPolicy.neverTo must be a list of window class names")
+                }
+                policy.neverTo = names
+            case "focusedWindowOnly":
+                guard case .bool(let flag) = field else { throw fail("readPolicy.focusedWindowOnly must be true or false") }
+                policy.focusedWindowOnly = flag
+            default:
+                throw fail("unknown key \"readPolicy.\(key)\" (neverTo, focusedWindowOnly)")
+            }
+        }
+        return policy
+    }
 
     /// Parses a configuration file's bytes.
     public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
@@ -127,6 +154,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
             case "sharePrimary": config.sharePrimary = try boolean()
             case "displays": config.displays = try strings(maximumLength: 255)
             case "excludedWindowClasses": config.excludedWindowClasses = try strings(maximumLength: 255)
+            case "readPolicy": config.readPolicy = try readPolicy(value, fail: fail)
             case "remoteSocket": config.remoteSocket = try boolean()
             case "remoteMaxRequestBytes": config.remoteMaxRequestBytes = try integer(1024...ControlLimits.defaultMaximumFrameLength)
             case "remoteRequestsPerSecond": config.remoteRequestsPerSecond = try integer(1...100_000)

@@ -27,11 +27,18 @@ public final class DaemonEngine {
         /// A client of the remote socket: it has no display of its own, and withheld content is never served
         /// to it (`RemoteAccess`).
         public var isRemote: Bool
+        /// The client's process (its peer credentials and `/proc/PID/comm`): the source of what it copies and
+        /// the reader of what it reads.
+        public var source: ContentSource?
+        /// Sets the events a `watchEvents` client is sent.
+        public var setEvents: (WatchEvents) -> Void
 
         public init(id: UInt64, send: @escaping (ControlResponse) -> Void, setWatched: @escaping (Set<String>?) -> Void = { _ in },
                     closeAfterAnswer: @escaping () -> Void = {}, display: String? = nil, setDisplay: @escaping (String) -> Void = { _ in },
-                    isRemote: Bool = false) {
+                    isRemote: Bool = false, source: ContentSource? = nil, setEvents: @escaping (WatchEvents) -> Void = { _ in }) {
             self.id = id
+            self.source = source
+            self.setEvents = setEvents
             self.send = send
             self.setWatched = setWatched
             self.closeAfterAnswer = closeAfterAnswer
@@ -66,6 +73,8 @@ public final class DaemonEngine {
     public var broadcast: ((ControlResponse, String) -> Void)?
     /// The clients connected and watching, for `status` (set by the loop).
     public var clientCounts: () -> (clients: Int, watchers: Int) = { (0, 0) }
+    /// Whether any client watches reads (set by the loop): readers are looked up only then.
+    public var watchesReads: () -> Bool = { false }
     /// Answers being written to clients' sockets (large pastes), counted in `status`'s transfers (set by the loop).
     public var socketTransfers: () -> Int = { 0 }
 
@@ -93,11 +102,12 @@ public final class DaemonEngine {
                                     table: table)
         nextEndpoint += 1
         side.engine = bridge
-        side.broadcast = { [weak self] name, count, state, types, image in
-            self?.endProviders(of: name, replacedBy: count)
-            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
-                                      image: image),
-                             name.rawValue)
+        side.broadcast = { [weak self] in self?.announce($0) }
+        side.service.server.watchesReads = { [weak self] in self?.watchesReads() ?? false }
+        side.service.server.onRead = { [weak self] notice in
+            self?.broadcast?(.read(ReadEvent(pasteboard: notice.name.rawValue, type: notice.type, reader: notice.reader,
+                                             time: WallClock.nowMilliseconds, refusal: notice.refusal, via: notice.via.rawValue)),
+                             notice.name.rawValue)
         }
         return side
     }
@@ -116,6 +126,15 @@ public final class DaemonEngine {
         bridge.attach(sides[0])
         manager.start()
         x.flush()
+    }
+
+    /// Tells the watchers of a change counted on any endpoint, and ends the lazy providers it replaced.
+    private func announce(_ notice: ChangeNotice) {
+        endProviders(of: notice.name, replacedBy: notice.count)
+        broadcast?(.change(ChangeEvent(pasteboard: notice.name.rawValue, count: notice.count, types: notice.types.map(\.rawValue),
+                                       state: notice.state.rawValue, image: notice.image, source: notice.source,
+                                       patterns: notice.patterns)),
+                   notice.name.rawValue)
     }
 
     // MARK: - The Wayland seat
@@ -143,11 +162,7 @@ public final class DaemonEngine {
         endpoint.record = { [weak self] name, content in self?.manager.recordElsewhere(name, content) }
         nextEndpoint += 1
         endpoint.engine = bridge
-        endpoint.broadcast = { [weak self] name, count, state, types, image in
-            self?.broadcast?(.changed(pasteboard: name.rawValue, count: count, types: types.map(\.rawValue), state: state.rawValue,
-                                      image: image),
-                             name.rawValue)
-        }
+        endpoint.broadcast = { [weak self] in self?.announce($0) }
         wayland = endpoint
         bridge.attach(endpoint)
         endpoint.start()
@@ -366,13 +381,17 @@ public final class DaemonEngine {
         case .read(let pasteboard, let types, let display): read(pasteboard, types: types, display: display, client)
         case .targets(let pasteboard): targets(pasteboard, client)
         case .watch(let pasteboards): watch(pasteboards, client)
+        case .watchEvents(let pasteboards, let events):
+            client.setEvents(events)
+            watch(pasteboards, client)
+        case .sourcedHistory(let limit): history(limit: limit, sourced: true, client)
         case .pasteboards: listPasteboards(client)
         case .createPasteboard(let name, let persistent): createPasteboard(name, persistent: persistent, client)
         case .removePasteboard(let name): removePasteboard(name, client)
         case .clear(let pasteboard): clear(pasteboard, client)
         case .changeCount(let pasteboard): changeCount(pasteboard, client)
         case .status: status(client)
-        case .history(let limit): history(limit: limit, client)
+        case .history(let limit): history(limit: limit, sourced: false, client)
         case .historyItem(let index): historyItem(index, client)
         case .historyCopy(let index): historyCopy(index, client)
         case .historyDelete(let index): historyDelete(index, client)
@@ -444,6 +463,7 @@ public final class DaemonEngine {
         // secrets, nspasteboard.org's transient marker for content that expires.
         if content.isSensitive { mark(&content, PasteboardType(SnapshotPolicy.passwordManagerHint), Array("secret".utf8)) }
         if content.isTransient { mark(&content, PasteboardType(SnapshotPolicy.transientMarker), []) }
+        content.source = client.source
         let service = side(for: name, client).service
         if appending, let current = service.content(of: name) {
             var joined = current
@@ -475,6 +495,7 @@ public final class DaemonEngine {
                                       timeout: bridge.fetchTimeout, clock: clock, send: client.send)
         var content = PasteboardContent(items: [], isSensitive: options.contains(.sensitive), isTransient: true,
                                         isLocalOnly: options.contains(.localOnly))
+        content.source = client.source
         if content.isSensitive, let hint = try? PasteboardItem([Representation(type: PasteboardType(SnapshotPolicy.passwordManagerHint),
                                                                                  data: Array("secret".utf8))]) {
             content.items = [hint]
@@ -528,6 +549,7 @@ public final class DaemonEngine {
                 if let board = side.service.boards.board(named: name)?.served {
                     content.isSensitive = board.content.isSensitive
                     content.isLocalOnly = board.content.isLocalOnly
+                    content.source = board.content.source
                     content.items = board.content.items + content.items   // the password-manager hint, if any
                 }
                 log.info("the application providing \(name) went away: serving the \(kept.types.count) types it provided")
@@ -583,15 +605,16 @@ public final class DaemonEngine {
             case .notOffered(let why): client.send(.error(code: .typeNotOffered, message: why))
             case .conversionFailed(let why): client.send(.error(code: .conversionFailed, message: why))
             case .timedOut(let why): client.send(.error(code: .timedOut, message: why))
+            case .denied(let why): client.send(.error(code: .denied, message: why))
             }
         }
         // Another application at home owns it: a remote client has no display to read it through, so it is
         // answered from what the daemon read of it (or fetches from that owner).
         if client.isRemote, let foreign = side.foreignView(of: name, table: table) {
             if refusedRemotely(foreign, name, client) { return }
-            side.service.server.read(name, types: types, from: foreign, completion: answer)
+            side.service.server.read(name, types: types, from: foreign, reader: client.source, completion: answer)
         } else {
-            side.service.server.read(name, types: types, completion: answer)
+            side.service.server.read(name, types: types, reader: client.source, completion: answer)
         }
     }
 
@@ -651,7 +674,7 @@ public final class DaemonEngine {
         manager.forget(name)
         persistentNames.remove(name)
         savePersistentNames()
-        broadcast?(.changed(pasteboard: name.rawValue, count: count, types: [], state: ChangeState.removed.rawValue, image: nil), name.rawValue)
+        broadcast?(.change(ChangeEvent(pasteboard: name.rawValue, count: count, types: [], state: ChangeState.removed.rawValue)), name.rawValue)
         client.send(.ok)
     }
 
@@ -698,18 +721,21 @@ public final class DaemonEngine {
         client.send(.status(pairs: pairs))
     }
 
-    private func history(limit: UInt32, _ client: Client) {
-        let entries = manager.history.entries.prefix(Int(limit == 0 ? UInt32.max : limit)).enumerated().map { index, entry in
+    /// The history, newest first; `sourced`: with who copied each entry (`sourcedHistory`).
+    private func history(limit: UInt32, sourced: Bool, _ client: Client) {
+        let entries = Array(manager.history.entries.prefix(Int(limit == 0 ? UInt32.max : limit)).enumerated().map { index, entry in
             HistoryEntry(index: UInt32(index), timestamp: entry.time, pasteboard: entry.pasteboard.rawValue,
-                         types: entry.types, size: entry.size, preview: entry.preview)
-        }
-        client.send(.history(Array(entries)))
+                         types: entry.types, size: entry.size, preview: entry.preview, source: entry.source)
+        })
+        client.send(sourced ? .sourcedHistory(entries) : .history(entries))
     }
 
     /// History entry `index`'s content, logging what of it could not be read back (never content).
     private func historyContent(_ index: UInt32) -> PasteboardContent? {
         var skipped: [SkippedRepresentation] = []
-        let content = manager.history.content(at: Int(index), skipped: &skipped)
+        var content = manager.history.content(at: Int(index), skipped: &skipped)
+        // Copied again, it is still what its application copied.
+        if Int(index) < manager.history.entries.count { content?.source = manager.history.entries[Int(index)].source }
         if !skipped.isEmpty { log.info("history entry \(index) is read without \(skipped.count) of its types: \(skipped.summary())") }
         return content
     }

@@ -18,6 +18,8 @@ final class HistoryStore {
         var size: UInt64
         var preview: String
         var digest: UInt64
+        /// Who copied it, when known.
+        var source: ContentSource? = nil
     }
 
     private let directory: String?
@@ -59,7 +61,7 @@ final class HistoryStore {
             return memory[newest.id] == nil ? archivePath(newest.id) : nil
         }
         let entry = Entry(id: nextID, time: time, pasteboard: pasteboard, types: content.types.map(\.rawValue),
-                          size: UInt64(content.byteCount), preview: content.preview(), digest: digest)
+                          size: UInt64(content.byteCount), preview: content.preview(), digest: digest, source: content.source)
         nextID += 1
         var file: String?
         if let path = archivePath(entry.id) {
@@ -147,7 +149,10 @@ final class HistoryStore {
         guard let path = indexPath else { return }
         var text = "next\t\(nextID)\n"
         for e in entries {
-            text += "\(e.id)\t\(e.time)\t\(e.pasteboard.rawValue)\t\(e.size)\t\(e.digest)\t\(e.types.map(Self.escaped).joined(separator: " "))\t\(e.preview)\n"
+            text += "\(e.id)\t\(e.time)\t\(e.pasteboard.rawValue)\t\(e.size)\t\(e.digest)\t\(e.types.map(Self.escaped).joined(separator: " "))\t\(e.preview)"
+            // Who copied it, after the preview (which holds no tab: `OneLine`): an index without it still reads.
+            if let source = e.source { text += "\t\(Self.escaped(source.application))\t\(source.processID ?? 0)" }
+            text += "\n"
         }
         writer.submit(.write(path: path, bytes: Array(text.utf8), mode: 0o600))
     }
@@ -202,13 +207,14 @@ final class HistoryStore {
             .split(separator: "\n", omittingEmptySubsequences: true) ?? []
         var known: Set<UInt64> = []
         for line in lines {
-            let f = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false).map(String.init)
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             if f.count == 2, f[0] == "next", let n = UInt64(f[1]) { nextID = max(nextID, n); continue }
-            guard f.count == 7, let id = UInt64(f[0]), let time = Int64(f[1]), let name = PasteboardName.named(f[2]),
+            guard f.count == 7 || f.count == 9, let id = UInt64(f[0]), let time = Int64(f[1]), let name = PasteboardName.named(f[2]),
                   let size = UInt64(f[3]), let digest = UInt64(f[4]), let path = archivePath(id),
                   FileSystem.fileExists(path) else { continue }
             entries.append(Entry(id: id, time: time, pasteboard: name, types: f[5].split(separator: " ").map { Self.unescaped(String($0)) },
-                                 size: size, preview: f[6], digest: digest))
+                                 size: size, preview: f[6], digest: digest,
+                                 source: f.count == 9 ? ContentSource(application: Self.unescaped(f[7]), processID: Int32(f[8])) : nil))
             known.insert(id)
             nextID = max(nextID, id + 1)
         }

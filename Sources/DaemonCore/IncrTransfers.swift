@@ -112,6 +112,15 @@ final class SerialLabels {
         case reply(requestor: WindowID)
         case transfer(TransferKey)
         case housekeeping
+        /// Looking up who a window belongs to (`SourceLookup`): a window gone meanwhile is no fault.
+        case lookup
+    }
+
+    /// Runs `body` (requests that look a window up) labelled `.lookup`, then labels what follows housekeeping.
+    func lookingUp<Result>(_ body: () -> Result) -> Result {
+        label(.lookup)
+        defer { label(.housekeeping) }
+        return body()
     }
 
     private let x: any XDisplay

@@ -71,9 +71,13 @@ struct ManagerState {
         return true
     }
 
-    /// Another client took `name` at change `count`: true when its content is to be read (not paused, not
-    /// from an excluded application).
-    mutating func foreignOwner(_ name: PasteboardName, count: UInt64, excluded: Bool) -> Bool {
+    /// Who the owner's window says copied the content of each pasteboard, at which change.
+    private var ownerSources: [PasteboardName: (count: UInt64, source: ContentSource?)] = [:]
+
+    /// Another client took `name` at change `count`, its window naming `source`: true when its content is to be
+    /// read (not paused, not from an excluded application).
+    mutating func foreignOwner(_ name: PasteboardName, count: UInt64, excluded: Bool, source: ContentSource? = nil) -> Bool {
+        ownerSources[name] = (count, source)
         if excluded {
             phases[name] = .secret(count: count)
             return false
@@ -100,7 +104,8 @@ struct ManagerState {
         if case .reading(_, let time) = phase { ownerTime = time }
         let ownerGone = ownerTime != nil
         switch outcome {
-        case .complete(let content, _):
+        case .complete(var content, _):
+            content.source = Self.source(of: content, window: ownerSources[name].flatMap { $0.count == count ? $0.source : nil })
             phases[name] = .read(count: count, content: content)
             return .keep(content, takeOverAt: ownerTime)
         case .secret:
@@ -110,6 +115,13 @@ struct ManagerState {
             phases[name] = .unreadable(count: count)
             return .unreadable(countChange: ownerGone)
         }
+    }
+
+    /// Who copied content read from an owner: the name `org.nspasteboard.source` gives when the owner offers it
+    /// (with the process the window names), else what its window names (`SourceLookup`).
+    static func source(of content: PasteboardContent, window: ContentSource?) -> ContentSource? {
+        guard let declared = content.declaredSource else { return window ?? content.source }
+        return ContentSource(application: declared, processID: window?.processID)
     }
 
     /// What to do when the owner of `name` went away.

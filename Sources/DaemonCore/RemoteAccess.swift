@@ -17,7 +17,7 @@ import SystemSupport
 public struct RemoteAccess: Sendable {
     /// The request kinds served through the remote socket. One table: a new kind is added here or refused.
     public static let permittedKinds: Set<ControlRequest.Kind> = [
-        .hello, .setItems, .setExpiringItems, .addItems, .clear, .changeCount, .items, .read, .targets, .watch,
+        .hello, .setItems, .setExpiringItems, .addItems, .clear, .changeCount, .items, .read, .targets, .watch, .watchEvents,
     ]
 
     /// Requests per second allowed on average for each client; bursts of twice that.
@@ -80,14 +80,22 @@ public struct RemoteAccess: Sendable {
     /// `event` as a remote watcher sees it: a change to withheld content names no types and no picture and
     /// says `sensitive`; anything else as it is.
     public static func event(_ event: ControlResponse, contentWithheld: Bool) -> ControlResponse {
-        guard contentWithheld, case .changed(let pasteboard, let count, _, _, _) = event else { return event }
-        return .changed(pasteboard: pasteboard, count: count, types: [], state: ChangeState.sensitive.rawValue, image: nil)
+        guard contentWithheld else { return event }
+        switch event {
+        case .changed(let pasteboard, let count, _, _, _):
+            return .changed(pasteboard: pasteboard, count: count, types: [], state: ChangeState.sensitive.rawValue, image: nil)
+        case .change(let change):
+            return .change(ChangeEvent(pasteboard: change.pasteboard, count: change.count, types: [],
+                                       state: change.state == ChangeState.kept.rawValue ? change.state : ChangeState.sensitive.rawValue))
+        default:
+            return event
+        }
     }
 
     /// The pb command a request kind stands for, for people.
     static func commandName(_ kind: ControlRequest.Kind) -> String {
         switch kind {
-        case .history, .historyItem, .historyCopy, .historyDelete, .historyClear: "the history"
+        case .history, .sourcedHistory, .historyItem, .historyCopy, .historyDelete, .historyClear: "the history"
         case .pause, .resume: "pausing and resuming"
         case .createPasteboard, .removePasteboard, .pasteboards: "managing pasteboards"
         case .status: "the status"

@@ -25,6 +25,17 @@ final class RequestServer {
     let conversionTimeout: Duration
     /// Called for each answered paste of a target (not TARGETS/TIMESTAMP) on `selection`.
     var onPaste: ((Atom) -> Void)?
+    /// Called for each read of served content (`ReadNotice`), while `watchesReads` says someone listens:
+    /// readers are looked up only then.
+    var onRead: ((ReadNotice) -> Void)?
+    var watchesReads: () -> Bool = { false }
+    /// Who may read sensitive content.
+    var readPolicy = ReadPolicy()
+    /// Finds who a requestor is (its window's class, its process).
+    private let sources: SourceLookup
+    /// The last requestor looked up for a read record, kept a second: one paste is several requests from one
+    /// window (TARGETS, then a target or three), and each lookup is a few round trips.
+    private var recentReader: (window: WindowID, until: MonotonicInstant, source: ContentSource?)?
 
     private struct ParkedRequest {
         var request: SelectionRequest
@@ -41,6 +52,8 @@ final class RequestServer {
         var served: ServedContent
         var deadline: MonotonicInstant
         var completion: (ReadOutcome) -> Void
+        /// The control client reading.
+        var reader: ContentSource?
     }
 
     private var parkedRequests: [ParkedRequest] = []
@@ -55,6 +68,14 @@ final class RequestServer {
         self.executor = executor
         self.conversions = conversions
         self.conversionTimeout = conversionTimeout
+        sources = SourceLookup(x: x)
+    }
+
+    /// The targets of a request that are reads of content: the target asked for, or each target of MULTIPLE's
+    /// pairs — never TARGETS, TIMESTAMP or MULTIPLE itself (the protocol's own: `protocolTargets`).
+    static func readTargets(target: Atom, multiple: Atom, pairs: [Atom]?, protocolTargets: [Atom]) -> [Atom] {
+        let asked = target == multiple ? stride(from: 0, to: (pairs ?? []).count - 1, by: 2).map { pairs![$0] } : [target]
+        return asked.filter { !protocolTargets.contains($0) }
     }
 
     /// Requests and reads waiting for a conversion.
@@ -92,16 +113,57 @@ final class RequestServer {
         }
         let parked = ParkedRequest(request: request, served: served, pairs: pairs, pairsOverCap: pairsOverCap,
                                    deadline: clock.now() + conversionTimeout)
+        if served.content.isSensitive, !readPolicy.isEmpty, !contentTargets(of: parked).isEmpty,
+           let refusal = policyRefusal(of: request.requestor) {
+            executor.refuse(request)
+            let name = boards[request.selection]?.name.rawValue ?? "a pasteboard"
+            log.limited(.info, key: "read-policy", "refused \(name)'s sensitive content to \(refusal.reader?.description ?? "an unknown client"): \(refusal.reason)")
+            noteReads(of: parked, reader: refusal.reader, refusal: { _ in refusal.reason })
+            return
+        }
         if !tryAnswer(parked) { park(parked) }
     }
 
     /// The content targets a request asks for (the target, or MULTIPLE's pair targets).
     private func contentTargets(of parked: ParkedRequest) -> [Atom] {
         let atoms = x.atoms
-        let asked = parked.request.target == atoms.multiple
-            ? stride(from: 0, to: (parked.pairs ?? []).count - 1, by: 2).map { parked.pairs![$0] }
-            : [parked.request.target]
-        return asked.filter { ![atoms.targets, atoms.timestamp, atoms.multiple].contains($0) }
+        return Self.readTargets(target: parked.request.target, multiple: atoms.multiple, pairs: parked.pairs,
+                                protocolTargets: [atoms.targets, atoms.timestamp, atoms.multiple])
+    }
+
+    /// Why `readPolicy` refuses the requestor `window`, with who it is; nil when it may read.
+    private func policyRefusal(of window: WindowID) -> (reason: String, reader: ContentSource?)? {
+        executor.serials.label(.lookup)
+        defer { executor.serials.label(.housekeeping) }
+        let source = sources.source(of: window)
+        let reader = ReadPolicy.Reader(names: sources.classNames(of: window) + [source?.application].compactMap { $0 },
+                                       processID: source?.processID ?? x.clientProcessID(of: window), hasWindow: true)
+        var focus: Int32?
+        var focusName: String?
+        if readPolicy.focusedWindowOnly {
+            let focused = x.inputFocus()
+            focus = focused.isNone ? nil : x.clientProcessID(of: focused)
+            focusName = sources.source(of: focused)?.application
+        }
+        return readPolicy.refusal(of: reader, focus: focus, focusName: focusName).map { ($0, source) }
+    }
+
+    /// Who `window` belongs to, for a read record (`recentReader`).
+    private func source(of window: WindowID) -> ContentSource? {
+        let now = clock.now()
+        if let recent = recentReader, recent.window == window, now < recent.until { return recent.source }
+        let source = executor.serials.lookingUp { sources.source(of: window) }
+        recentReader = (window, now + .seconds(1), source)
+        return source
+    }
+
+    /// Tells `onRead` of each content target `parked` asks for, served or refused (`refusal` of a target: why).
+    private func noteReads(of parked: ParkedRequest, reader: ContentSource??, refusal: (Atom) -> String?) {
+        guard let onRead, watchesReads(), let name = boards[parked.request.selection]?.name else { return }
+        let who = reader ?? source(of: parked.request.requestor)
+        for target in contentTargets(of: parked) {
+            onRead(ReadNotice(name: name, type: x.name(of: target) ?? "atom \(target.rawValue)", reader: who, refusal: refusal(target), via: .x))
+        }
     }
 
     /// Answers `parked` if every value it needs is at hand (starting the conversions it lacks); false
@@ -123,12 +185,20 @@ final class RequestServer {
         let plan = executor.responder.plan(
             for: parked.request, acquiredAt: parked.served.acquiredAt, offered: parked.served.served,
             listed: parked.served.listed, multiplePairs: parked.pairs, convert: { values[$0] })
+        // Who reads is looked up before the answer: xclip exits as soon as it has the bytes, and a client gone
+        // has no process to name.
+        let reader: ContentSource?? = onRead != nil && watchesReads() && !contentTargets(of: parked).isEmpty
+            ? .some(source(of: parked.request.requestor)) : nil
         executor.execute(plan, for: parked.request)
         if timedOut {
             log.limited(.info, key: "conversion-timeout", "refused a request from \(parked.request.requestor): its conversion took longer than \(conversionTimeout)")
         }
         if !plan.isRefused, !plan.writes.isEmpty, ![x.atoms.targets, x.atoms.timestamp].contains(parked.request.target) {
             onPaste?(parked.request.selection)
+        }
+        noteReads(of: parked, reader: reader) { target in
+            if plan.isRefused || values[target] == nil { return timedOut ? "its conversion took too long" : "not served: nothing offered is or converts to it" }
+            return nil
         }
         logFailures(of: parked.served, on: parked.request.selection)
         executor.logRefusals(of: plan, for: parked.request, pairsOverCap: parked.pairsOverCap)
@@ -148,26 +218,38 @@ final class RequestServer {
         case conversionFailed(String)
         /// The conversion outlived the limit.
         case timedOut(String)
+        /// `readPolicy` refuses the reader.
+        case denied(String)
     }
 
     /// What an X requestor asking for the first of `types` that `name` serves would get, without the X
     /// transfer: for `pb paste` over the control socket. Answered once conversions are done; `notHeld` when
     /// the daemon does not own `name` — confirmed with the server (one round trip), so a copy another client
     /// made a moment ago is never answered with the content it replaced. Counts as a paste for paste-once.
-    func read(_ name: PasteboardName, types: [String], completion: @escaping (ReadOutcome) -> Void) {
+    func read(_ name: PasteboardName, types: [String], reader: ContentSource? = nil, completion: @escaping (ReadOutcome) -> Void) {
         guard let board = boards.board(named: name), let served = board.served,
               x.selectionOwner(board.selection) == executor.ownerWindow else {
             completion(.notHeld)
             return
         }
-        read(name, types: types, from: served, completion: completion)
+        read(name, types: types, from: served, reader: reader, completion: completion)
     }
 
     /// The same read answered from `served`, content the daemon does not serve on the display (what another
     /// application at home copied, as the manager read it, for a client without a display of its own).
-    func read(_ name: PasteboardName, types: [String], from served: ServedContent, completion: @escaping (ReadOutcome) -> Void) {
+    func read(_ name: PasteboardName, types: [String], from served: ServedContent, reader: ContentSource? = nil,
+              completion: @escaping (ReadOutcome) -> Void) {
         let parked = ParkedRead(name: name, selection: boards.selection(of: name) ?? .none, types: types, served: served,
-                                deadline: clock.now() + conversionTimeout, completion: completion)
+                                deadline: clock.now() + conversionTimeout, completion: completion, reader: reader)
+        // A control client has no window: of the policy, only the names apply to it (its process's).
+        if served.content.isSensitive, !readPolicy.isEmpty,
+           let refusal = readPolicy.refusal(of: ReadPolicy.Reader(names: [reader?.application].compactMap { $0 },
+                                                                  processID: reader?.processID, hasWindow: false), focus: nil) {
+            log.limited(.info, key: "read-policy", "refused \(name)'s sensitive content to \(reader?.description ?? "an unknown client"): \(refusal)")
+            if watchesReads() { onRead?(ReadNotice(name: name, type: types.first ?? "-", reader: reader, refusal: refusal, via: .socket)) }
+            completion(.denied(refusal))
+            return
+        }
         if !tryRead(parked) { park(parked) }
     }
 
@@ -199,6 +281,7 @@ final class RequestServer {
                     continue
                 }
                 onPaste?(parked.selection)
+                if watchesReads() { onRead?(ReadNotice(name: parked.name, type: type, reader: parked.reader, refusal: nil, via: .socket)) }
                 let served = x.name(of: value.type) ?? type
                 parked.completion(.value(type: served, bytes: bytes))
                 return true
@@ -267,6 +350,17 @@ final class RequestServer {
             log.limited(.warning, key: "conversion", "could not derive \(type) for \(name): \(reason)")
         }
     }
+}
+
+/// One read of content the daemon serves, for `pb watch --reads`: the pasteboard, the type as asked, who read,
+/// and why it was refused (nil: served).
+struct ReadNotice: Equatable {
+    enum Via: String { case x, socket }
+    var name: PasteboardName
+    var type: String
+    var reader: ContentSource?
+    var refusal: String?
+    var via: Via
 }
 
 /// The conversion worker as the daemon uses it: jobs for served content, results handed back to it.

@@ -34,6 +34,30 @@ enum ChangeState: String, Sendable {
     case empty
     /// The named pasteboard was removed: pasteboardd no longer serves or counts it.
     case removed
+    /// The clipboard manager read another application's copy (told as `foreign` before): its types, source and
+    /// patterns are known now. Not a change: only `watchEvents` clients are told.
+    case kept
+}
+
+/// What watchers are told of a change: the pasteboard, its count and state, and what is known of the content —
+/// its types and picture when the daemon serves it, who copied it, the patterns of its text.
+struct ChangeNotice: Equatable {
+    var name: PasteboardName
+    var count: UInt64
+    var state: ChangeState
+    var types: [PasteboardType] = []
+    var image: ImageSummary? = nil
+    var source: ContentSource? = nil
+    /// Nil while unknown (another application's copy not read yet) and for secret content.
+    var patterns: TextPatterns? = nil
+
+    /// The notice of content the daemon serves (or read): secret content names neither its types' picture nor
+    /// its patterns.
+    static func serving(_ name: PasteboardName, count: UInt64, _ content: PasteboardContent, state: ChangeState) -> ChangeNotice {
+        ChangeNotice(name: name, count: count, state: state, types: content.types,
+                     image: content.isSensitive ? nil : content.imageSummary(), source: content.source,
+                     patterns: content.isSensitive ? nil : content.textPatterns())
+    }
 }
 
 /// The X side of the daemon, as one facade over its parts: `Boards` (what is watched and counted),
@@ -62,8 +86,10 @@ final class SelectionService {
     private let log: Logger
     let table: ConversionTable
 
-    /// Called after a pasteboard's count moved: name, count, state, and the types when the daemon serves it.
-    var onChange: ((PasteboardName, UInt64, ChangeState, [PasteboardType], ImageSummary?) -> Void)?
+    /// Called after a pasteboard's count moved (and when the manager read another application's copy: `kept`).
+    var onChange: ((ChangeNotice) -> Void)?
+    /// Finds which application a window belongs to (owners, requestors).
+    let sources: SourceLookup
     /// The clipboard manager: snapshots, takeover, CLIPBOARD_MANAGER, history (nil: none).
     weak var manager: ClipboardManager?
 
@@ -74,6 +100,7 @@ final class SelectionService {
         self.clock = clock
         self.log = log
         self.table = table
+        sources = SourceLookup(x: x)
         ownerWindow = x.createWindow(eventMask: [.propertyChange])
         serials = SerialLabels(x: x)
         boards = Boards(x: x, ownerWindow: ownerWindow, log: log)
@@ -174,7 +201,7 @@ final class SelectionService {
         guard let selection = boards.selection(of: name) else { return }
         let count = boards[selection]!.counter.recordExternalChange()
         boards.publish(selection)
-        onChange?(name, count, .empty, [], nil)
+        onChange?(ChangeNotice(name: name, count: count, state: .empty))
     }
 
     private func serverTimeArrived(_ time: Timestamp) {
@@ -188,7 +215,9 @@ final class SelectionService {
             completion(time)
         case .owned(let selection, let ownership, let completion):
             guard var board = boards[selection] else { return }
-            let content = ownership.content
+            var content = ownership.content
+            // Standing in for an application gone (a takeover, a restore, a save), the daemon says who copied.
+            if ownership.silent && ownership.remote == nil && ownership.mirrorOf == nil { Self.declareSource(&content) }
             if let old = board.served { server.contentEnded(old) }
             let served = ServedContent(content: content, remote: ownership.remote, acquiredAt: time, table: table, intern: x.intern)
             board.served = served
@@ -216,8 +245,7 @@ final class SelectionService {
             // large copies and the copy is already served.
             completion(.success(count))
             manager?.daemonOwned(board.name, content: content, count: count)
-            onChange?(board.name, count, content.isSensitive ? .sensitive : .data, content.types,
-                      content.isSensitive ? nil : content.imageSummary())
+            onChange?(.serving(board.name, count: count, content, state: content.isSensitive ? .sensitive : .data))
         case .lost(let selection, let completion):
             completion(.failure(x.isConnectionLost ? .connectionLost : .lostRace(boards[selection]?.name ?? .general)))
         case .cleared(let selection, let silent, let completion):
@@ -236,7 +264,7 @@ final class SelectionService {
             boards.publish(selection)
             log.info("cleared \(board.name) (count \(count))")
             manager?.cleared(board.name)
-            onChange?(board.name, count, .clear, [], nil)
+            onChange?(ChangeNotice(name: board.name, count: count, state: .clear))
             completion(.success(count))
         }
     }
@@ -290,6 +318,7 @@ final class SelectionService {
         guard var board = boards[change.selection] else { return }
         let counted: Bool
         let state: ChangeState
+        var source: ContentSource?
         switch change.kind {
         case .setOwner:
             let ownerIsUs = change.owner == ownerWindow
@@ -303,7 +332,9 @@ final class SelectionService {
             if change.owner.isNone {
                 manager?.cleared(board.name)
             } else if !ownerIsUs && counted {
-                manager?.foreignOwnerChanged(board.name, selection: change.selection, owner: change.owner, count: board.counter.count)
+                source = serials.lookingUp { sources.source(of: change.owner) }
+                manager?.foreignOwnerChanged(board.name, selection: change.selection, owner: change.owner, count: board.counter.count,
+                                             source: source)
             }
         case .windowDestroyed, .clientClosed:
             if board.served != nil { return }   // not about the daemon's own ownership
@@ -318,8 +349,18 @@ final class SelectionService {
         if counted {
             boards.publish(change.selection)
             log.debug("\(board.name) changed (count \(board.counter.count))")
-            onChange?(board.name, board.counter.count, state, [], nil)
+            onChange?(ChangeNotice(name: board.name, count: board.counter.count, state: state, source: source))
         }
+    }
+
+    /// Offers nspasteboard.org's `org.nspasteboard.source` with content whose source is known and that does not
+    /// name one itself (added to its first item, unless that item is full).
+    static func declareSource(_ content: inout PasteboardContent) {
+        let type = PasteboardType(ContentSource.sourceType)
+        guard let source = content.source, !content.items.isEmpty, !content.types.contains(type),
+              let marked = try? PasteboardItem(content.items[0].representations
+                                               + [Representation(type: type, data: Array(source.application.utf8))]) else { return }
+        content.items[0] = marked
     }
 
     /// Content was handed out: paste-once content is cleared once the paste's requests go quiet.
@@ -371,6 +412,8 @@ final class SelectionService {
                 transfers.drop(window: key.requestor, reason: "X error \(error.name)")
             case .housekeeping:
                 log.limited(.warning, key: "x-error", "X error: \(error)")
+            case .lookup:
+                log.debug("X error looking up a window's application (gone meanwhile): \(error)")
             }
         }
     }

@@ -33,7 +33,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     let name: String
     weak var engine: PasteboardEngine?
     /// Tells the watching clients about a change counted on this seat.
-    var broadcast: ((PasteboardName, UInt64, ChangeState, [PasteboardType], ImageSummary?) -> Void)?
+    var broadcast: ((ChangeNotice) -> Void)?
 
     private let connection: WaylandConnection
     private let clock: any MonotonicClock
@@ -250,7 +250,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         let secret = types.contains { SnapshotPolicy.secretMarkers.contains($0) }
         engine.changed(name, on: id, count: count, .offered(Offer(pasteboard: name, origin: id, serial: serial, types: offered,
                                                                     isSensitive: secret)))
-        broadcast?(name, count, secret ? .sensitive : .foreign, offered, nil)
+        broadcast?(ChangeNotice(name: name, count: count, state: secret ? .sensitive : .foreign, types: offered))
         if secret {
             log.info("\(name) on \(self.name) holds secret content: not read, recorded or kept")
         } else if !isPaused() {
@@ -275,7 +275,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         kept[name] = nil
         let count = nextCount(name)
         engine.changed(name, on: id, count: count, .emptied)
-        broadcast?(name, count, .empty, [], nil)
+        broadcast?(ChangeNotice(name: name, count: count, state: .empty))
     }
 
     // MARK: - Reading early

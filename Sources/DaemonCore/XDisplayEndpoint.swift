@@ -22,7 +22,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     let manager: ClipboardManager
     weak var engine: PasteboardEngine?
     /// Tells the watching clients about a change counted on this display.
-    var broadcast: ((PasteboardName, UInt64, ChangeState, [PasteboardType], ImageSummary?) -> Void)?
+    var broadcast: ((ChangeNotice) -> Void)?
 
     private let log: Logger
     /// Reads the TARGETS of another client's copy for its token.
@@ -60,13 +60,14 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         manager = ClipboardManager(service: service, clock: clock, log: log, configuration: configuration,
                                    stateDirectory: stateDirectory, sharing: first?.manager)
         service.manager = manager
+        service.server.readPolicy = configuration.readPolicy
         manager.displayName = name
         let timeout = Duration.milliseconds(configuration.ownerTimeoutMs)
         probe = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
         fetcher = Snapshotter(x: x, clock: clock, log: log, policy: configuration.snapshotPolicy, ownerTimeout: timeout)
-        service.onChange = { [weak self] name, count, state, types, image in
-            self?.broadcast?(name, count, state, types, image)
-            self?.changed(name, count: count, state)
+        service.onChange = { [weak self] notice in
+            self?.broadcast?(notice)
+            self?.changed(notice.name, count: notice.count, notice.state)
         }
         manager.onSnapshotEnded = { [weak self] name in self?.snapshotEnded(name) }
         manager.onTargets = { [weak self] name, count, names in self?.targetsRead(name, count: count, names) }
@@ -79,6 +80,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         get { manager.configuration }
         set {
             manager.configuration = newValue
+            service.server.readPolicy = newValue.readPolicy
             probe.policy = newValue.snapshotPolicy
             fetcher.policy = newValue.snapshotPolicy
         }
@@ -133,7 +135,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             engine.changed(name, on: id, count: count, .emptied)
         case .foreign:
             announceForeignCopy(name, count: count)
-        case .removed:
+        case .removed, .kept:
             break
         }
     }

@@ -12,12 +12,37 @@ public struct PasteboardChange: Equatable, Sendable {
     public var pasteboard: PasteboardName
     public var changeCount: UInt64
     /// `data` (new content from pasteboardd), `sensitive`, `clear`, `foreign` (another application
-    /// took it), `empty` (its owner went away), `removed` (the named pasteboard was removed).
+    /// took it), `empty` (its owner went away), `removed` (the named pasteboard was removed), or `kept`
+    /// (pasteboardd read another application's copy, told as `foreign` just before with the same count: its
+    /// types, source and patterns are known now; not a new change).
     public var state: String
-    /// The types, when pasteboardd serves the content.
+    /// The types, when pasteboardd serves the content (or, `kept`, read it).
     public var types: [PasteboardType]
     /// The content's picture (type, size, length), when pasteboardd holds one.
     public var image: ImageSummary? = nil
+    /// Who copied it, when known: the application's window class or process name, and its process
+    /// (NSPasteboard has no such thing; macOS 15.4 tells the user instead).
+    public var source: ContentSource? = nil
+    /// What the text is (`TextPatterns`: url, email, number, path), judged on its first 4 KiB; nil while
+    /// unknown — another application's copy (`foreign`) until pasteboardd read it (`kept`), secret content, or a
+    /// daemon older than this library.
+    public var patterns: TextPatterns? = nil
+}
+
+/// One read of content pasteboardd serves, as `PasteboardReadWatcher` reports it (iOS's paste banner, done the
+/// X11 way: X cannot stop a client from reading, but the daemon sees every reader of what it serves).
+public struct PasteboardRead: Equatable, Sendable {
+    public var pasteboard: PasteboardName
+    /// The type the reader asked for (an X target, or what `pb paste` got).
+    public var type: PasteboardType
+    /// Who read it, when known (its window class or process name, and its process).
+    public var reader: ContentSource?
+    /// Milliseconds since 1970 (UTC).
+    public var time: Int64
+    /// Why pasteboardd refused it (`readPolicy`), or nil when it was served.
+    public var refusal: String?
+    /// `x` for an X client's request, `socket` for a control client's paste (pb, this library).
+    public var via: String
 }
 
 /// How content written with `setItems(_:options:)` may be kept and served (UIPasteboard's `OptionsKey`s).
@@ -129,7 +154,7 @@ public final class Pasteboard {
 
     /// Blocks until the pasteboard changes (no polling: pasteboardd pushes the event), or the timeout.
     public func waitForChange(timeoutMilliseconds: Int? = nil) throws(PasteboardError) -> PasteboardChange {
-        let watcher = try PasteboardWatcher(pasteboards: [name], environment: environment)
+        let watcher = try PasteboardWatcher(pasteboards: [name], environment: environment, reportsKept: false)
         return try watcher.next(timeoutMilliseconds: timeoutMilliseconds)
     }
 

@@ -24,6 +24,8 @@ public struct HistoryEntry: Equatable, Sendable {
     public var size: UInt64
     /// A one-line preview of the text (never more than a line).
     public var preview: String
+    /// Who copied it, when known (nil from a daemon older than this library).
+    public var source: ContentSource? = nil
 }
 
 /// pasteboardd itself: its status, its pasteboards, the history it keeps, pausing recording.
@@ -95,10 +97,24 @@ public final class PasteboardDaemon {
 
     /// The newest `limit` entries (0: all), newest first.
     public func history(limit: Int = 0) throws(PasteboardError) -> [HistoryEntry] {
-        guard case .history(let entries) = try send(.history(limit: UInt32(clamping: limit))) else { throw .refused("unexpected answer") }
+        let entries: [ControlProtocol.HistoryEntry]
+        do {
+            guard case .sourcedHistory(let sourced) = try client.send(.sourcedHistory(limit: UInt32(clamping: limit))) else {
+                throw PasteboardError.refused("unexpected answer")
+            }
+            entries = sourced
+        } catch DaemonClientError.daemon(code: .badRequest, _) {
+            // A daemon older than `sourcedHistory`: the history without sources.
+            guard case .history(let plain) = try send(.history(limit: UInt32(clamping: limit))) else { throw .refused("unexpected answer") }
+            entries = plain
+        } catch let error as PasteboardError {
+            throw error
+        } catch {
+            throw PasteboardError.translate(error)
+        }
         return entries.map {
             HistoryEntry(index: Int($0.index), time: $0.timestamp, pasteboard: PasteboardName(rawValue: $0.pasteboard),
-                         types: $0.types.map(PasteboardType.init(rawValue:)), size: $0.size, preview: $0.preview)
+                         types: $0.types.map(PasteboardType.init(rawValue:)), size: $0.size, preview: $0.preview, source: $0.source)
         }
     }
 
@@ -144,12 +160,22 @@ public final class PasteboardDaemon {
 /// Changes of pasteboards as pasteboardd pushes them: no polling.
 public final class PasteboardWatcher {
     private let client: DaemonClient
+    private let reportsKept: Bool
 
-    /// Watches `pasteboards` (empty: every pasteboard pasteboardd serves).
-    public init(pasteboards: [PasteboardName], environment: [String: String] = Environment.all) throws(PasteboardError) {
+    /// Watches `pasteboards` (empty: every pasteboard pasteboardd serves): each change with who copied and the
+    /// patterns of its text (`watchEvents`), or without them from a daemon older than this library (`watch`).
+    /// `reportsKept`: also the `kept` record that follows another application's copy once pasteboardd read it
+    /// (the same count, with its types, source and patterns); not a change of its own.
+    public init(pasteboards: [PasteboardName], environment: [String: String] = Environment.all,
+                reportsKept: Bool = true) throws(PasteboardError) {
+        self.reportsKept = reportsKept
         do {
             client = try DaemonClient(environment: environment)
-            _ = try client.send(.watch(pasteboards: pasteboards.map(\.rawValue)))
+            do {
+                _ = try client.send(.watchEvents(pasteboards: pasteboards.map(\.rawValue), events: .changes))
+            } catch .daemon(code: .badRequest, _) {
+                _ = try client.send(.watch(pasteboards: pasteboards.map(\.rawValue)))
+            }
         } catch {
             throw PasteboardError.translate(error)
         }
@@ -161,9 +187,50 @@ public final class PasteboardWatcher {
         while true {
             let response: ControlResponse
             do { response = try client.receive(deadline: deadline) } catch { throw PasteboardError.translate(error) }
-            if case .changed(let board, let count, let types, let state, let image) = response {
+            switch response {
+            case .changed(let board, let count, let types, let state, let image):
                 return PasteboardChange(pasteboard: PasteboardName(rawValue: board), changeCount: count, state: state,
                                         types: types.map(PasteboardType.init(rawValue:)), image: image)
+            case .change(let change):
+                if change.state == "kept" && !reportsKept { continue }
+                return PasteboardChange(pasteboard: PasteboardName(rawValue: change.pasteboard), changeCount: change.count,
+                                        state: change.state, types: change.types.map(PasteboardType.init(rawValue:)),
+                                        image: change.image, source: change.source, patterns: change.patterns)
+            default:
+                continue
+            }
+        }
+    }
+}
+
+/// Reads of the content pasteboardd serves, as it pushes them: one `PasteboardRead` per X request for a
+/// target (TARGETS, TIMESTAMP and MULTIPLE's wrapper are not reads; each target MULTIPLE asks for is) and per
+/// paste by a control client, refusals by `readPolicy` included.
+public final class PasteboardReadWatcher {
+    private let client: DaemonClient
+
+    /// Watches the reads of `pasteboards` (empty: every pasteboard). `.refused` from a daemon older than this
+    /// library, which cannot tell.
+    public init(pasteboards: [PasteboardName] = [], environment: [String: String] = Environment.all) throws(PasteboardError) {
+        do {
+            client = try DaemonClient(environment: environment)
+            _ = try client.send(.watchEvents(pasteboards: pasteboards.map(\.rawValue), events: .reads))
+        } catch .daemon(code: .badRequest, let message) {
+            throw .refused("this pasteboardd does not report reads (\(message))")
+        } catch {
+            throw PasteboardError.translate(error)
+        }
+    }
+
+    /// The next read, waiting at most `timeoutMilliseconds` (nil: as long as it takes).
+    public func next(timeoutMilliseconds: Int? = nil) throws(PasteboardError) -> PasteboardRead {
+        let deadline = timeoutMilliseconds.map { SystemClock().now() + .milliseconds($0) }
+        while true {
+            let response: ControlResponse
+            do { response = try client.receive(deadline: deadline) } catch { throw PasteboardError.translate(error) }
+            if case .read(let read) = response {
+                return PasteboardRead(pasteboard: PasteboardName(rawValue: read.pasteboard), type: PasteboardType(read.type),
+                                      reader: read.reader, time: read.time, refusal: read.refusal, via: read.via)
             }
         }
     }

@@ -22,11 +22,14 @@ public enum HistoryMenu {
         /// Seconds since 1970 (UTC).
         public var time: Int64
         public var preview: String
+        /// Who copied it, when known: shown before the preview, in parentheses.
+        public var source: String?
 
-        public init(index: Int, time: Int64, preview: String) {
+        public init(index: Int, time: Int64, preview: String, source: String? = nil) {
             self.index = index
             self.time = time
             self.preview = preview
+            self.source = source
         }
     }
 
@@ -37,7 +40,10 @@ public enum HistoryMenu {
 
     /// The menu's lines, in the order of `entries`, as of `now` (seconds since 1970).
     public static func lines(_ entries: [Entry], now: Int64) -> [String] {
-        entries.map { "\($0.index)  \(age(seconds: now - $0.time))  \(OneLine.make($0.preview, limit: maximumPreviewLength))" }
+        entries.map { entry in
+            let source = entry.source.map { "(\(OneLine.make($0, limit: 32)))  " } ?? ""
+            return "\(entry.index)  \(age(seconds: now - entry.time))  \(source)\(OneLine.make(entry.preview, limit: maximumPreviewLength))"
+        }
     }
 
     /// "12 s ago", "5 min ago", "3 h ago", "2 d ago"; "now" for the future (a clock set back).

@@ -138,6 +138,8 @@ public struct PasteboardContent: Equatable, Sendable {
     public var isTransient: Bool
     /// Content that never leaves this machine (`pb copy --local-only`): not served to remote clients or peers.
     public var isLocalOnly: Bool
+    /// Who copied it (`ContentSource`), when known: kept with it through a takeover and in history.
+    public var source: ContentSource?
 
     public init(items: [PasteboardItem], isSensitive: Bool = false, isTransient: Bool = false, isLocalOnly: Bool = false) {
         self.items = items

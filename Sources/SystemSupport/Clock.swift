@@ -82,6 +82,15 @@ public struct SystemClock: MonotonicClock {
 
 /// Wall-clock time, for timestamps shown to people (history entries). It can jump; never use it for timeouts.
 public enum WallClock {
+    /// Milliseconds since 1970-01-01 00:00:00 UTC.
+    ///
+    /// The corresponding C function is `clock_gettime(2)` with `CLOCK_REALTIME`.
+    public static var nowMilliseconds: Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
     /// Whole seconds since 1970-01-01 00:00:00 UTC.
     ///
     /// The corresponding C function is `clock_gettime(2)` with `CLOCK_REALTIME`.

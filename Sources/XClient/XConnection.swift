@@ -197,6 +197,21 @@ public final class XConnection: XDisplay {
                            CX11.Time(time.rawValue))
     }
 
+    /// Two round trips the first time (the extension's version), one after. The corresponding libXRes function
+    /// is XResQueryClientIds (`pbx_client_pid`: libXRes is opened on first use).
+    public func clientProcessID(of window: WindowID) -> Int32? {
+        let pid = pbx_client_pid(display, CX11.Window(window.rawValue))
+        return pid > 0 ? pid : nil
+    }
+
+    /// A round trip. The corresponding Xlib function is XGetInputFocus (PointerRoot, 1, counts as none).
+    public func inputFocus() -> WindowID {
+        var focus: CX11.Window = 0
+        var revert: Int32 = 0
+        XGetInputFocus(display, &focus, &revert)
+        return focus <= 1 ? .none : WindowID(UInt32(truncatingIfNeeded: focus))
+    }
+
     /// A round trip. The corresponding Xlib function is XGetSelectionOwner.
     public func selectionOwner(_ selection: Atom) -> WindowID {
         WindowID(UInt32(truncatingIfNeeded: XGetSelectionOwner(display, CX11.Atom(selection.rawValue))))

@@ -82,9 +82,19 @@ public protocol XDisplay: AnyObject, CompoundTextCodec {
     func withProperty<Result>(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int,
                               _ body: (PropertyRead, UnsafeRawBufferPointer) -> Result) -> Result
     func deleteProperty(_ window: WindowID, _ property: Atom)
+    /// The process id of the local client that created `window`, as the X server knows it (X-Resource 1.2);
+    /// nil when the server cannot tell (no extension, a remote client) or the window is gone. A round trip.
+    func clientProcessID(of window: WindowID) -> Int32?
+    /// The window that has the input focus; `.none` when none has (or PointerRoot). A round trip.
+    func inputFocus() -> WindowID
 }
 
 extension XDisplay {
+    /// A server that cannot say which process made a window (a fake one, unless it says).
+    public func clientProcessID(of window: WindowID) -> Int32? { nil }
+    /// A server with no focus (a fake one, unless it says).
+    public func inputFocus() -> WindowID { .none }
+
     public func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue) {
         changeProperty(window, property, value, mode: .replace)
     }

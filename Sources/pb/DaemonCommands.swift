@@ -94,8 +94,12 @@ extension Runner {
 
     /// Prints a record per change, or runs a command per change, until interrupted.
     func watch(_ request: WatchRequest) -> ExitCode {
+        if request.reads { return watchReads(request) }
         do {
-            let watcher = try PasteboardWatcher(pasteboards: request.pasteboards)
+            // `kept` records (another application's copy, read) say more in JSON only; a line or a command per
+            // change is one per change.
+            let watcher = try PasteboardWatcher(pasteboards: request.pasteboards,
+                                                reportsKept: request.format == .json && request.command.isEmpty)
             while true {
                 let change = try watcher.next()
                 if request.command.isEmpty {
@@ -109,8 +113,38 @@ extension Runner {
         }
     }
 
+    /// Prints a record per read of content pasteboardd serves, until interrupted.
+    func watchReads(_ request: WatchRequest) -> ExitCode {
+        do {
+            let watcher = try PasteboardReadWatcher(pasteboards: request.pasteboards)
+            while true {
+                try Output.write(Array(Self.record(request.format, try watcher.next()).utf8))
+            }
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    /// One read: pasteboard, type, reader (app, pid), time (UTC, milliseconds), and the refusal if any. Text:
+    /// `CLIPBOARD UTF8_STRING xclip 4242 2026-12-01T22:41:07.123Z served` (`-` for what is unknown).
+    static func record(_ format: WatchRequest.Format, _ read: PasteboardRead) -> String {
+        let time = String(Runner.utcTime(read.time / 1000).map { $0 == " " ? "T" : $0 })
+            + "." + String(1000 + read.time % 1000).dropFirst() + "Z"
+        switch format {
+        case .text, .nul:
+            let outcome = read.refusal.map { "refused: " + OneLine.make($0, limit: 200) } ?? "served"
+            let app = read.reader.map { String($0.application.map { $0 == " " ? "_" : $0 }) } ?? "-"
+            let pid = read.reader?.processID.map(String.init) ?? "-"
+            return "\(read.pasteboard) \(read.type) \(app) \(pid) \(time) \(read.via) \(outcome)" + (format == .nul ? "\0" : "\n")
+        case .json:
+            return "{\"pasteboard\":\(JSON.string(read.pasteboard.rawValue)),\"type\":\(JSON.string(read.type.rawValue)),"
+                + "\"reader\":\(JSON.source(read.reader)),\"time\":\(JSON.string(time)),\"via\":\(JSON.string(read.via)),"
+                + "\"refused\":\(read.refusal.map(JSON.string) ?? "null")}\n"
+        }
+    }
+
     /// One record: pasteboard, count, state, types, and for a picture its type, size and length
-    /// (`image/png 3840×2160 1234567 bytes`).
+    /// (`image/png 3840×2160 1234567 bytes`); in JSON also who copied and the text's patterns.
     func record(_ format: WatchRequest.Format, _ change: PasteboardChange) -> String {
         let types = change.types.map(\.rawValue)
         let picture = change.image.map { " \($0)" } ?? ""
@@ -121,7 +155,8 @@ extension Runner {
             let image = change.image.map {
                 ",\"image\":{\"type\":\(JSON.string($0.type.rawValue)),\"width\":\($0.width),\"height\":\($0.height),\"bytes\":\($0.byteCount)}"
             } ?? ""
-            return "{\"pasteboard\":\(JSON.string(change.pasteboard.rawValue)),\"changeCount\":\(change.changeCount),\"state\":\(JSON.string(change.state)),\"types\":[\(types.map(JSON.string).joined(separator: ","))]\(image)}\n"
+            let patterns = change.patterns.map { "[" + $0.names.map(JSON.string).joined(separator: ",") + "]" } ?? "null"
+            return "{\"pasteboard\":\(JSON.string(change.pasteboard.rawValue)),\"changeCount\":\(change.changeCount),\"state\":\(JSON.string(change.state)),\"types\":[\(types.map(JSON.string).joined(separator: ","))]\(image),\"source\":\(JSON.source(change.source)),\"patterns\":\(patterns)}\n"
         }
     }
 
@@ -140,6 +175,8 @@ extension Runner {
         environment["CLIPBOARD_TYPE"] = change.types.first?.rawValue ?? ""
         environment["PASTEBOARD_NAME"] = change.pasteboard.rawValue
         environment["PASTEBOARD_CHANGE_COUNT"] = String(change.changeCount)
+        environment["PASTEBOARD_SOURCE"] = change.source?.application ?? ""
+        environment["PASTEBOARD_PATTERNS"] = change.patterns?.names.joined(separator: ",") ?? ""
         var text: [UInt8] = []
         if clipboardState == "data" {
             text = (try? Pasteboard(name: change.pasteboard).data(forType: .utf8String)) ?? nil ?? []
@@ -170,6 +207,12 @@ enum JSON {
         }
         return out + "\""
     }
+
+    /// A source as `{"app":…,"pid":…}` (pid null when unknown), or null.
+    static func source(_ source: ContentSource?) -> String {
+        guard let source else { return "null" }
+        return "{\"app\":\(string(source.application)),\"pid\":\(source.processID.map(String.init) ?? "null")}"
+    }
 }
 
 // MARK: - History and recording
@@ -183,9 +226,11 @@ extension Runner {
                 for entry in try daemon.history(limit: limit) {
                     let types = entry.types.map(\.rawValue)
                     if json {
-                        Output.line("{\"index\":\(entry.index),\"time\":\(entry.time),\"pasteboard\":\(JSON.string(entry.pasteboard.rawValue)),\"size\":\(entry.size),\"types\":[\(types.map(JSON.string).joined(separator: ","))],\"preview\":\(JSON.string(entry.preview))}")
+                        Output.line("{\"index\":\(entry.index),\"time\":\(entry.time),\"pasteboard\":\(JSON.string(entry.pasteboard.rawValue)),\"size\":\(entry.size),\"types\":[\(types.map(JSON.string).joined(separator: ","))],\"preview\":\(JSON.string(entry.preview)),\"source\":\(JSON.source(entry.source))}")
                     } else {
-                        Output.line("\(entry.index)\t\(Self.utcTime(entry.time))\t\(entry.size) B\t\(types.joined(separator: ","))\t\(entry.preview)")
+                        // The source last but one: the preview stays the last field (it may hold anything but tabs).
+                        let source = entry.source?.application ?? "-"
+                        Output.line("\(entry.index)\t\(Self.utcTime(entry.time))\t\(entry.size) B\t\(types.joined(separator: ","))\t\(source)\t\(entry.preview)")
                     }
                 }
             case .show(let index, let types):
@@ -221,7 +266,8 @@ extension Runner {
         else {
             return fail("no menu program: install rofi or dmenu (with a display) or fzf (in a terminal), or give --menu-command")
         }
-        let lines = HistoryMenu.lines(entries.map { .init(index: $0.index, time: $0.time, preview: $0.preview) }, now: WallClock.now)
+        let lines = HistoryMenu.lines(entries.map { .init(index: $0.index, time: $0.time, preview: $0.preview, source: $0.source?.application) },
+                                      now: WallClock.now)
         let result: FilterResult
         do {
             result = try ChildProcess.run(argv: argv, input: Array(lines.map { $0 + "\n" }.joined().utf8),

@@ -397,6 +397,18 @@ final class UsageTests: XCTestCase {
     }
 }
 
+final class WatchReadsCommandTests: XCTestCase {
+    func testReadsIsAWatchOfReadsAndRunsNoCommand() throws {
+        guard case .watch(let request) = try parse(["watch", "--reads", "--json", "-b"]) else { return XCTFail("not watch") }
+        XCTAssertTrue(request.reads)
+        XCTAssertEqual(request.format, .json)
+        XCTAssertEqual(request.pasteboards, [.general])
+        guard case .watch(let plain) = try parse(["watch"]) else { return XCTFail("not watch") }
+        XCTAssertFalse(plain.reads)
+        assertUsageError(["watch", "--reads", "notify-send"], mentions: ["--reads", "no command"])
+    }
+}
+
 final class HistoryCommandTests: XCTestCase {
     func testPickTakesAMenuOrACommandAndDefaultsToAuto() throws {
         XCTAssertEqual(try parse(["history", "pick"]), .history(.pick(.auto)))

@@ -55,6 +55,9 @@ func sampleRequests() throws -> [ControlRequest] {
             .provided(request: 7, data: Array("made on request".utf8)),
             .provided(request: 8, data: [UInt8](repeating: 0xAB, count: 200_000)),
             .provideFailed(request: 9, reason: "the chart could not be drawn"),
+            .watchEvents(pasteboards: ["general"], events: [.changes, .reads]),
+            .watchEvents(pasteboards: [], events: .reads),
+            .sourcedHistory(limit: 0),
         ]
     }
 
@@ -81,6 +84,19 @@ func sampleResponses() throws -> [ControlResponse] {
             .targets(["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/html"]),
             .targets([]),
             .provide(request: 7, type: "text/html"),
+            .change(ChangeEvent(pasteboard: "general", count: 10, types: ["UTF8_STRING"], state: "data",
+                                source: ContentSource(application: "Gedit", processID: 4321), patterns: [.url])),
+            .change(ChangeEvent(pasteboard: "general", count: 11, types: [], state: "foreign",
+                                source: ContentSource(application: "xclip"), patterns: nil)),
+            .change(ChangeEvent(pasteboard: "CLIPBOARD", count: 12, types: ["image/png"], state: "kept",
+                                image: ImageSummary(type: .png, width: 2, height: 3, byteCount: 99), patterns: [])),
+            .read(ReadEvent(pasteboard: "general", type: "UTF8_STRING", reader: ContentSource(application: "Firefox", processID: 77),
+                            time: 1_760_000_000_123, via: "x")),
+            .read(ReadEvent(pasteboard: "general", type: "STRING", reader: nil, time: 0, refusal: "readPolicy: never to KeePassXC",
+                            via: "socket")),
+            .sourcedHistory([HistoryEntry(index: 0, timestamp: 1_760_000_000, pasteboard: "general", types: ["UTF8_STRING"],
+                                          size: 5, preview: "hello", source: ContentSource(application: "Gedit", processID: 9)),
+                             HistoryEntry(index: 1, timestamp: 2, pasteboard: "general", types: [], size: 0, preview: "")]),
         ]
     }
 

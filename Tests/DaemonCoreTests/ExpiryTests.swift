@@ -24,7 +24,7 @@ final class ExpiryTests: XCTestCase {
     func testExpiringContentIsClearedAtItsTimeAndKeptNowhere() throws {
         let h = try Harness(keepState: true)
         var changes: [String] = []
-        h.engine.broadcast = { response, _ in if case .changed(_, _, _, let state, _) = response { changes.append(state) } }
+        h.engine.broadcast = { response, _ in if case .change(let change) = response { changes.append(change.state) } }
         let count = try expiringCopy(h, "hunter2", after: 45_000)
         XCTAssertEqual(h.paste("UTF8_STRING").text, "hunter2")
         XCTAssertTrue(h.targets().contains("org.nspasteboard.TransientType"), "other managers are told not to record it")

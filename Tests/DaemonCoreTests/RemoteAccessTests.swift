@@ -34,11 +34,12 @@ final class RemoteAccessTests: XCTestCase {
             .hello(version: 1, client: "pb"), .setItems(pasteboard: "general", items: [], options: []), .clear(pasteboard: "notes"),
             .addItems(pasteboard: "general", items: []), .changeCount(pasteboard: "primary"), .items(pasteboard: "general"),
             .read(pasteboard: "general", types: ["UTF8_STRING"], display: ""), .targets(pasteboard: "general"), .watch(pasteboards: []),
+            .watchEvents(pasteboards: [], events: .changes),
             .setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: 5),
         ]
         for request in served { XCTAssertNil(access.screen(request, rate: &rate, now: MonotonicInstant(nanoseconds: 1)), "\(request.kind)") }
         let denied: [ControlRequest] = [
-            .history(limit: 0), .historyItem(index: 0), .historyCopy(index: 0), .historyDelete(index: 0), .historyClear, .pause, .resume,
+            .history(limit: 0), .sourcedHistory(limit: 0), .historyItem(index: 0), .historyCopy(index: 0), .historyDelete(index: 0), .historyClear, .pause, .resume,
             .createPasteboard(name: "notes", persistent: true), .removePasteboard(name: "notes"), .pasteboards, .status,
             .displays, .addDisplay(name: ":1"), .removeDisplay(name: ":1"), .onDisplay(name: ":0"),
             // Lazy providers answer from the providing process: one at home, never through a forward.

@@ -267,8 +267,8 @@ final class ClipboardManagerTests: DesktopTestCase {
         try waitForSnapshot(containing: "from another application")
         try pb("copy", "-t", "rtf", input: Array(#"{\rtf1\ansi copied \b by type\b0\par}"#.utf8))
         let listing = try pb("history").text.split(separator: "\n")
-        XCTAssertTrue(listing[0].hasSuffix("\ttext/rtf\tcopied by type"), "\(listing)")
-        XCTAssertTrue(listing[1].hasSuffix("\ttext/html\tfrom another application"), "\(listing)")
+        XCTAssertTrue(listing[0].hasSuffix("\ttext/rtf\tpb\tcopied by type"), "who copied, then the preview: \(listing)")
+        XCTAssertTrue(listing[1].hasSuffix("\ttext/html\txclip\tfrom another application"), "\(listing)")
     }
 
     func testARepeatedCopyIsOneHistoryEntry() throws {

@@ -23,6 +23,14 @@ final class HistoryMenuTests: XCTestCase {
         XCTAssertEqual(long, "0  now  " + String(repeating: "x", count: HistoryMenu.maximumPreviewLength) + "…", "bounded; a future time is now")
     }
 
+    func testWhoCopiedIsShownBeforeThePreview() throws {
+        let lines = HistoryMenu.lines([.init(index: 0, time: now - 5, preview: "hello", source: "Gedit"),
+                                       .init(index: 1, time: now - 5, preview: "x", source: "evil\nname"),
+                                       .init(index: 2, time: now - 5, preview: "y")], now: now)
+        XCTAssertEqual(lines, ["0  5 s ago  (Gedit)  hello", "1  5 s ago  (evil name)  x", "2  5 s ago  y"])
+        XCTAssertEqual(try HistoryMenu.choice(output: Array("0  5 s ago  (Gedit)  hello\n".utf8), lines: lines), 0)
+    }
+
     func testTheMenusOutputMustBeExactlyOneOfTheLines() {
         let lines = ["0  5 s ago  hello", "1  1 min ago  world", "2  1 min ago  hello"]
         XCTAssertEqual(try HistoryMenu.choice(output: Array("1  1 min ago  world\n".utf8), lines: lines), 1)

@@ -80,10 +80,14 @@ public final class Sway: @unchecked Sendable {
         return (process, directory + "/" + found!)
     }
 
-    /// Stops sway by its PID and waits for it; removes its runtime directory.
+    /// Stops sway by its PID (SIGTERM; SIGKILL if it is still there 5 s later: a sway signalled while it starts
+    /// may not have its handler yet) and waits for it; removes its runtime directory.
     public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: runtimeDirectory)

@@ -54,3 +54,11 @@ Status pbx_send_selection_notify(Display *display, Window requestor, Atom select
 /// Why C: a ClientMessage with 32-bit data is a union write too (used for the MANAGER announcement).
 Status pbx_send_client_message(Display *display, Window destination, long event_mask, Window window,
                                Atom message_type, const long data[5]);
+
+/// Why C: the X-Resource extension's client ids (libXRes) are asked for through dlopen on first use, so neither
+/// pb nor the daemon loads libXRes at start (the loader's time at every pb run) and a system without it still
+/// runs: the process id of the client that created `window` (XResQueryClientIds with XRES_CLIENT_ID_PID_MASK),
+/// or -1 when the server has no X-Resource 1.2, the client is remote, or libXRes.so.1 cannot be opened.
+/// The corresponding libXRes calls are XResQueryVersion, XResQueryClientIds, XResGetClientPid and
+/// XResClientIdsDestroy.
+int pbx_client_pid(Display *display, Window window);

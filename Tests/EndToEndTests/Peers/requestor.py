@@ -144,6 +144,23 @@ def cmd_text_as(target, sel="CLIPBOARD"):
     print(json.dumps({"type": r["type"] if r else None, "bytes": list(r["value"]) if r else None}))
 
 
+def cmd_focused_text(wm_class, sel="CLIPBOARD"):
+    """Maps a window of class `wm_class`, gives it the input focus, then asks for UTF8_STRING from it, as an
+    application typed into would (readPolicy's focus rule)."""
+    w = root.create_window(0, 0, 10, 10, 0, X.CopyFromParent,
+                           event_mask=X.PropertyChangeMask | X.StructureNotifyMask | X.FocusChangeMask)
+    w.set_wm_class(wm_class.lower(), wm_class)
+    w.map()
+    wait_event(lambda e: e.type == X.MapNotify and e.window.id == w.id, 5)
+    w.set_input_focus(X.RevertToParent, X.CurrentTime)
+    d.sync()
+    focused = d.get_input_focus().focus.id == w.id
+    p = atom("REQ_PROP")
+    e = convert(w, atom(sel), atom("UTF8_STRING"), p)
+    r = read(w, p) if e and e.property else None
+    print(json.dumps({"focused": focused, "text": bytes(r["value"]).decode() if r else None}))
+
+
 def cmd_destroy_storm(count, sel="CLIPBOARD"):
     """count requestors that destroy their window right after ConvertSelection (SDL #16231)."""
     count = int(count)

@@ -4,6 +4,7 @@
 (PyQt5) and Tk. Readers print JSON. usage:
   toolkits.py gtk|qt|tk [SELECTION]      text and HTML
   toolkits.py gtk-own SELECTION TEXT     own SELECTION with TEXT through GTK
+  toolkits.py qt-own SELECTION TEXT      own SELECTION with TEXT through Qt
   toolkits.py gtk-files                  the files on CLIPBOARD, as GTK apps read them
   toolkits.py qt-files                   the files on CLIPBOARD, as Qt and KDE apps read them
   toolkits.py gtk-own-files copy|cut PATH...   own CLIPBOARD with x-special/gnome-copied-files only,
@@ -128,3 +129,18 @@ def qt_own_files(action, *paths):
 if __name__ == "__main__" and sys.argv[1] in ("gtk-files", "qt-files", "gtk-own-files", "qt-own-files"):
     {"gtk-files": gtk_files, "qt-files": qt_files, "gtk-own-files": gtk_own_files,
      "qt-own-files": qt_own_files}[sys.argv[1]](*sys.argv[2:])
+
+
+def qt_own(selection, text):
+    """Owns `selection` (CLIPBOARD or PRIMARY) with `text` through Qt, prints "ready", serves until killed."""
+    from PyQt5.QtCore import QTimer
+    from PyQt5.QtGui import QClipboard
+    from PyQt5.QtWidgets import QApplication
+    app = QApplication(["toolkits", "-platform", "xcb"])
+    app.clipboard().setText(text, QClipboard.Clipboard if selection == "CLIPBOARD" else QClipboard.Selection)
+    QTimer.singleShot(0, lambda: print("ready", flush=True))
+    app.exec_()
+
+
+if __name__ == "__main__" and sys.argv[1] == "qt-own":
+    qt_own(*sys.argv[2:])

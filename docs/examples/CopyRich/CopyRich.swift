@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writes plain text, HTML and RTF as one item (one change), reads the HTML back, then waits for the
-// next change. Build it as an executable target depending on the `Pasteboard` product, with
+// next change and says who made it. Build it as an executable target depending on the `Pasteboard` product, with
 // pasteboardd running on $DISPLAY.
 import Pasteboard
 
@@ -17,3 +17,5 @@ print("types on offer:", try board.types.map(\.rawValue))
 if let html = try board.data(forType: .html) { print(String(decoding: html, as: UTF8.self)) }
 let change = try board.waitForChange(timeoutMilliseconds: 60_000)
 print("changed to \(change.changeCount): \(change.state)")
+// Who copied it, and what its text is, without reading it (nil from an older pasteboardd).
+print("copied by \(change.source?.application ?? "an unknown application"), patterns: \(change.patterns?.names ?? [])")
