@@ -89,7 +89,11 @@ func check(_ request: ControlRequest) {
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) types to read")
         types.forEach(checkType)
         checkText(display)
-    case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays:
+    case .peer(_, _, let name, _): invariant(name.utf8.count <= PeerLimits.maximumTextLength, "a peer name over its cap")
+    case .addPeer(let socket, _), .removePeer(let socket):
+        invariant(!socket.isEmpty && socket.utf8.count <= 4096 && !socket.utf8.contains(0), "an invalid socket path decoded")
+    case .status, .pasteboards, .history, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays,
+         .peers:
         break
     }
 }
@@ -122,6 +126,8 @@ func check(_ response: ControlResponse) {
     case .targets(let types):
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) targets")
         types.forEach(checkType)
+    case .peers(let peers):
+        for peer in peers { checkText(peer.state); checkText(peer.lastError) }
     }
 }
 
@@ -361,6 +367,11 @@ func fuzzEncode(_ input: inout FuzzInput) {
             valid = valid && isValidType(name)
             return name
         }
+        func socket() -> String {
+            let path = input.text(nearLength: input.bool() ? 4096 : 108)
+            valid = valid && !path.isEmpty && path.utf8.count <= 4096 && !path.utf8.contains(0)
+            return path
+        }
         let request: ControlRequest
         var expected: ControlRequest? = nil
         switch kind {
@@ -400,6 +411,13 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .addDisplay: request = .addDisplay(name: name())
         case .removeDisplay: request = .removeDisplay(name: name())
         case .onDisplay: request = .onDisplay(name: name())
+        case .peers: request = .peers
+        case .peer:
+            let (version, daemon, peerName, maximum) = (input.u8(), input.u64(), input.freeText(), input.u64())
+            request = .peer(version: version, daemon: daemon, name: peerName, maximumFrameBytes: maximum)
+            expected = .peer(version: version, daemon: daemon, name: truncated(peerName, PeerLimits.maximumTextLength), maximumFrameBytes: maximum)
+        case .addPeer: request = .addPeer(socket: socket(), persistent: input.bool())
+        case .removePeer: request = .removePeer(socket: socket())
         case .read:
             let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in typeName() })
             let display = input.freeText()
@@ -474,6 +492,12 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .targets:
             response = .targets((0..<Int(input.u8() % 5)).map { _ in typeName() })
             expected = response
+        case .peers:
+            let peers = (0..<Int(input.u8() % 3)).map { _ in
+                PeerInfo(socket: "/run/" + input.text(nearLength: 100).replacingOccurrences(of: "\0", with: ""), state: input.freeText(), lastError: input.freeText())
+            }
+            response = .peers(peers)
+            expected = .peers(peers.map { PeerInfo(socket: $0.socket, state: truncated($0.state, text), lastError: truncated($0.lastError, text)) })
         }
         invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")
         roundTrip(response, expected: expected, namesValid: valid, kind: "response \(kind)",

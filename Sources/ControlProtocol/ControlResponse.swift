@@ -24,6 +24,8 @@ public enum ControlResponse: Hashable, Sendable {
     case changed(pasteboard: String, count: UInt64, types: [String], state: String, image: ImageSummary? = nil)
     /// Answer to `targets`: the TARGETS list, in the daemon's order (TARGETS, TIMESTAMP and MULTIPLE first).
     case targets([String])
+    /// Answer to `peers`: the peers asked for, in the order they were added.
+    case peers([PeerInfo])
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -37,6 +39,7 @@ public enum ControlResponse: Hashable, Sendable {
         case items = 0x8008
         case changed = 0x8009
         case targets = 0x800A
+        case peers = 0x800B
     }
 
     public var kind: Kind {
@@ -51,6 +54,7 @@ public enum ControlResponse: Hashable, Sendable {
         case .items: return .items
         case .changed: return .changed
         case .targets: return .targets
+        case .peers: return .peers
         }
     }
 
@@ -123,6 +127,12 @@ public enum ControlResponse: Hashable, Sendable {
             }
         case .targets(let types):
             writer.wire.array(types) { $0.string($1) }
+        case .peers(let peers):
+            writer.wire.array(peers) { writer, peer in
+                writer.string(peer.socket)
+                writer.string(peer.state, truncatingTo: text)
+                writer.string(peer.lastError, truncatingTo: text)
+            }
         }
         return writer
     }
@@ -201,6 +211,12 @@ public enum ControlResponse: Hashable, Sendable {
                                     : nil)
         case .targets:
             response = .targets(try fields.typeNames("targets"))
+        case .peers:
+            response = .peers(try fields.array("peers", maximum: ControlLimits.maximumListCount, minimumElementSize: 13) { reader, index in
+                PeerInfo(socket: try reader.socketPath("peers[\(index)].socket"),
+                         state: try reader.string("peers[\(index)].state", maximum: text),
+                         lastError: try reader.string("peers[\(index)].lastError", maximum: text))
+            })
         }
         try fields.expectEnd(of: "\(kind)")
         return response

@@ -288,8 +288,9 @@ public final class Daemon {
             let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
             let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
+            let peerPolls = engine.peers.pollRequests
             let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable)]
-            let requests = fixed + displayPolls + clientPolls.map(\.1)
+            let requests = fixed + displayPolls + clientPolls.map(\.1) + peerPolls.map(\.0)
             let ready: [PollEvents]
             do {
                 ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
@@ -309,6 +310,10 @@ public final class Daemon {
                 }
                 // Requests already received wait while an answer is pending; the writable event resumes them.
                 while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client, of: server)) }
+            }
+            let peersStart = clientsStart + clientPolls.count
+            for (index, (_, endpoint)) in peerPolls.enumerated() where !ready[index + peersStart].isEmpty {
+                engine.peers.handle(ready[index + peersStart], for: endpoint)
             }
         }
         return 0
@@ -344,7 +349,7 @@ public final class Daemon {
                             closeAfterAnswer: { [weak server] in server?.closeAfterAnswer(id) },
                             display: server.clients[id]?.display,
                             setDisplay: { [weak server] in server?.clients[id]?.display = $0 },
-                            isRemote: server.access != nil)
+                            isRemote: server.access != nil, takeConnection: { [weak server] in server?.release(id) })
     }
 
     /// SIGHUP: reads the configuration again; a bad file keeps the running configuration.

@@ -22,6 +22,7 @@ struct Runner {
         case .clear(let name): return clear(name)
         case .status: return daemonStatus()
         case .displays(let request): return displays(request)
+        case .peer(let request): return peer(request)
         case .pasteboards(let request): return pasteboards(request)
         case .watch(let request): return watch(request)
         case .history(let request): return history(request)
