@@ -145,7 +145,8 @@ final class Peers {
     }
 
     private func scheduleRetry(_ entry: inout Entry, now: MonotonicInstant) {
-        if entry.state != .redundant { entry.state = entry.attempts > 1 || entry.state == .connected ? .disconnected : .connecting }
+        // Not reached yet stays `connecting`; reached once and lost, `disconnected` until it is back.
+        if entry.state == .connected { entry.state = .disconnected }
         entry.retryAt = now + entry.delay
         entry.delay = min(entry.delay * 2, Self.longestRetryDelay)
     }

@@ -29,6 +29,19 @@ final class CopyCommandTests: XCTestCase {
         return request
     }
 
+    func testPeerListAddRemove() throws {
+        XCTAssertEqual(try parse(["peer"]), .peer(.list))
+        XCTAssertEqual(try parse(["peer", "list"]), .peer(.list))
+        XCTAssertEqual(try parse(["peers"]), .peer(.list))
+        XCTAssertEqual(try parse(["peer", "add", "/tmp/b.sock"]), .peer(.add("/tmp/b.sock")))
+        XCTAssertEqual(try parse(["peer", "remove", "b.sock"]), .peer(.remove("b.sock")))
+        XCTAssertEqual(try parse(["peer", "--help"]), .help("peer"))
+        assertUsageError(["peer", "add"], mentions: ["SOCKET"])
+        assertUsageError(["peer", "add", "a", "b"], mentions: ["SOCKET"])
+        assertUsageError(["peer", "list", "x"])
+        assertUsageError(["peer", "join", "x"], mentions: ["list, add, remove"])
+    }
+
     func testPlainCopyReadsTextFromStandardInputOnClipboard() throws {
         let request = try copy([])
         XCTAssertEqual(request.pasteboard, .general)
