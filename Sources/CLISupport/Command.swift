@@ -25,6 +25,9 @@ public enum Command: Equatable, Sendable {
     case peer(PeerRequest)
     /// `pb ssh [SSH-OPTIONS...] HOST [COMMAND...]`: ssh's arguments, as given.
     case ssh([String])
+    /// `pb ssh --peer [SSH-OPTIONS...] HOST [COMMAND...]`: as `ssh`, and the host's pasteboardd peered with this
+    /// one for the session's life.
+    case sshPeer([String])
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
     case version

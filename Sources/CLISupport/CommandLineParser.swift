@@ -48,6 +48,13 @@ public enum CommandLineParser {
         case "ssh":
             // Everything else is ssh's own: options, host, command.
             if rest == ["-h"] || rest == ["--help"] { return .help("ssh") }
+            if rest.first == "--peer" {
+                let arguments = Array(rest.dropFirst())
+                guard SSHForward.split(arguments) != nil else {
+                    throw UsageError("ssh --peer needs a host (and any of ssh's options before it)", command: "ssh")
+                }
+                return .sshPeer(arguments)
+            }
             guard !rest.isEmpty else { throw UsageError("ssh needs a host (and any of ssh's options before it)", command: "ssh") }
             return .ssh(rest)
         case "status":

@@ -29,6 +29,7 @@ struct Runner {
         case .pause(let pausing): return pause(pausing)
         case .convert(let request): return convert(request)
         case .ssh(let arguments): return ssh(arguments)
+        case .sshPeer(let arguments): return sshPeer(arguments)
         }
     }
 
