@@ -71,7 +71,15 @@ final class PeerConnection {
         return nil
     }
 
-    func close() { try? fd.close() }
+    /// Closes the descriptor once; what was queued is dropped (the number may be reused at once).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        output = []
+        outputOffset = 0
+        try? fd.close()
+    }
+    private(set) var closed = false
 }
 
 /// A peer daemon attached to the engine: its side is the other daemon's pasteboard, reached over one connection
@@ -171,12 +179,17 @@ final class PeerEndpoint: PasteboardEndpoint {
 
     // MARK: - The connection's side
 
-    /// Sends `frame`; a broken connection closes the session.
+    /// Sends `frame`. A broken connection is closed on the loop's next turn (`broken`), not here: a send happens
+    /// while the engine passes a change to every side, which must not see a side detached mid-way.
     func send(_ frame: PeerFrame) {
+        guard broken == nil, !isClosed else { return }
         do { try connection.send(frame.encodeSegments()) } catch {
-            handle(session.close("the connection failed: \(error)"))
+            broken = "the connection failed: \(error)"
         }
     }
+
+    /// Why the connection broke while sending, until the session is closed for it.
+    private(set) var broken: String?
 
     /// Reads and handles what the peer sent.
     func receive() {
@@ -189,6 +202,7 @@ final class PeerEndpoint: PasteboardEndpoint {
     }
 
     func flush() {
+        guard !isClosed else { return }
         do { try connection.flush() } catch { handle(session.close("the connection failed: \(error)")) }
     }
 
@@ -196,7 +210,10 @@ final class PeerEndpoint: PasteboardEndpoint {
 
     var nextDeadline: MonotonicInstant? { session.nextDeadline }
 
-    func expire(now: MonotonicInstant) { handle(session.expire(now: now)) }
+    func expire(now: MonotonicInstant) {
+        if let broken { return handle(session.close(broken)) }
+        handle(session.expire(now: now))
+    }
 
     /// Closes the session from our side (removed, redundant, stopping).
     func close(_ reason: String) { handle(session.close(reason)) }

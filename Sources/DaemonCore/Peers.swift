@@ -96,7 +96,7 @@ final class Peers {
     func remove(_ socket: String) -> Bool {
         guard let index = entries.firstIndex(where: { $0.socket == socket }) else { return false }
         let entry = entries.remove(at: index)
-        if let endpoint = entry.endpoint { end(endpoint, "removed") }
+        if let endpoint = entry.endpoint { endpoint.close("removed") }
         if entry.persistent { save() }
         return true
     }
@@ -226,9 +226,6 @@ final class Peers {
         entries[index] = entry
     }
 
-    private func end(_ endpoint: PeerEndpoint, _ reason: String) {
-        endpoint.close(reason)
-    }
 
     /// Closes every connection (the daemon is stopping).
     func stop() {
@@ -266,6 +263,7 @@ final class Peers {
     }
 
     func handle(_ events: PollEvents, for endpoint: PeerEndpoint) {
+        guard !endpoint.isClosed else { return }   // closed since the poll: its descriptor may be another's now
         if events.contains(.writable) { endpoint.flush() }
         if !endpoint.isClosed && (events.contains(.readable) || events.contains(.hangup) || events.contains(.error)) {
             endpoint.receive()
@@ -273,7 +271,9 @@ final class Peers {
     }
 
     var nextDeadline: MonotonicInstant? {
-        ((entries.compactMap(\.endpoint) + accepted).compactMap(\.nextDeadline) + entries.compactMap(\.retryAt)).min()
+        let endpoints = entries.compactMap(\.endpoint) + accepted
+        if endpoints.contains(where: { $0.broken != nil }) { return clock.now() }
+        return (endpoints.compactMap(\.nextDeadline) + entries.compactMap(\.retryAt)).min()
     }
 
     func expire(now: MonotonicInstant) {

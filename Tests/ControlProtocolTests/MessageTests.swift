@@ -50,6 +50,8 @@ func sampleRequests() throws -> [ControlRequest] {
             .addDisplay(name: ":1"),
             .removeDisplay(name: "localhost:10.0"),
             .onDisplay(name: ":0"),
+            .peer(version: 1, daemon: UInt64.max, name: "pasteboardd 1 on :0", maximumFrameBytes: 1 << 28),
+            .peers, .addPeer(socket: "/tmp/b.sock", persistent: true), .removePeer(socket: "/tmp/b.sock"),
             .targets(pasteboard: "general"),
         ]
     }
@@ -76,6 +78,8 @@ func sampleResponses() throws -> [ControlResponse] {
                      image: ImageSummary(type: .png, width: 3840, height: 2160, byteCount: 1_234_567)),
             .targets(["TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/html"]),
             .targets([]),
+            .peers([PeerInfo(socket: "/run/user/1000/pasteboard/peer-ab.sock", state: "connected", lastError: ""),
+                    PeerInfo(socket: "/tmp/b.sock", state: "disconnected", lastError: "the peer closed the connection")]),
         ]
     }
 

@@ -35,12 +35,14 @@ final class RemoteAccessTests: XCTestCase {
             .addItems(pasteboard: "general", items: []), .changeCount(pasteboard: "primary"), .items(pasteboard: "general"),
             .read(pasteboard: "general", types: ["UTF8_STRING"], display: ""), .targets(pasteboard: "general"), .watch(pasteboards: []),
             .setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: 5),
+            .peer(version: 1, daemon: 5, name: "another pasteboardd", maximumFrameBytes: 1 << 20),
         ]
         for request in served { XCTAssertNil(access.screen(request, rate: &rate, now: MonotonicInstant(nanoseconds: 1)), "\(request.kind)") }
         let denied: [ControlRequest] = [
             .history(limit: 0), .historyItem(index: 0), .historyCopy(index: 0), .historyDelete(index: 0), .historyClear, .pause, .resume,
             .createPasteboard(name: "notes", persistent: true), .removePasteboard(name: "notes"), .pasteboards, .status,
             .displays, .addDisplay(name: ":1"), .removeDisplay(name: ":1"), .onDisplay(name: ":0"),
+            .peers, .addPeer(socket: "/tmp/x.sock", persistent: true), .removePeer(socket: "/tmp/x.sock"),
         ]
         XCTAssertEqual(Set((served + denied).map(\.kind)), Set(ControlRequest.Kind.allCases), "every kind is decided")
         for request in denied {
