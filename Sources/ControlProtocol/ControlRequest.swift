@@ -107,10 +107,10 @@ public enum ControlRequest: Hashable, Sendable {
         case addDisplay = 0x0021
         case removeDisplay = 0x0022
         case onDisplay = 0x0023
-        case peer = 0x0030
-        case peers = 0x0031
-        case addPeer = 0x0032
-        case removePeer = 0x0033
+        case peer = 0x0040
+        case peers = 0x0041
+        case addPeer = 0x0042
+        case removePeer = 0x0043
     }
 
     public var kind: Kind {
