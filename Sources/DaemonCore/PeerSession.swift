@@ -115,7 +115,15 @@ struct PeerSession {
         guard maximumFrameBytes >= UInt64(PeerLimits.minimumFrameBytes) else {
             return .failure(PeerRefusal("a peer must accept frames of at least \(PeerLimits.minimumFrameBytes) bytes"))
         }
-        return .success(PeerIdentity(daemon: daemon, name: name, maximumFrameBytes: Int(clamping: maximumFrameBytes)))
+        return .success(PeerIdentity(daemon: daemon, name: printable(name), maximumFrameBytes: Int(clamping: maximumFrameBytes)))
+    }
+
+    /// Text a peer sent (its name, a reason), fit for a log line, `pb peer list` or a terminal: control characters
+    /// (a tab, a newline, an escape sequence's ESC) become `?`, and at most 200 characters are kept.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(200).map {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : $0
+        }))
     }
 
     // MARK: - Receiving
@@ -135,7 +143,7 @@ struct PeerSession {
                case .welcome(let version, let daemon, let name, let maximum)? = try? PeerFrame.decode(body: body) {
                 guard version == PeerProtocolVersion.current else { return close("the peer speaks peering version \(version)") }
                 guard maximum >= UInt64(PeerLimits.minimumFrameBytes) else { return close("the peer accepts too small frames") }
-                let identity = PeerIdentity(daemon: daemon, name: name, maximumFrameBytes: Int(clamping: maximum))
+                let identity = PeerIdentity(daemon: daemon, name: Self.printable(name), maximumFrameBytes: Int(clamping: maximum))
                 phase = .open(identity)
                 return [.opened(identity)]
             }
@@ -174,7 +182,7 @@ struct PeerSession {
             return [.answered(request: request, .data(bytes))]
         case .failed(let request, let reason):
             guard asked.removeValue(forKey: request) != nil else { return [] }
-            return [.answered(request: request, .failed("the peer: " + reason))]
+            return [.answered(request: request, .failed("the peer: " + Self.printable(reason)))]
         }
     }
 
@@ -190,7 +198,7 @@ struct PeerSession {
     /// A control answer during the handshake, for people: an error's message, or what arrived instead.
     private func answerText(_ body: [UInt8]) -> String {
         switch try? ControlResponse.decode(body: body) {
-        case .error(_, let message)?: message
+        case .error(_, let message)?: Self.printable(message)
         case let response?: "unexpected answer \(response.kind) to the peering handshake"
         case nil: "an answer that is not pasteboardd's"
         }

@@ -80,6 +80,22 @@ final class PeerSessionTests: XCTestCase {
         XCTAssertNotNil(admit(frames: 100))
     }
 
+    func testWhatAPeerSaysIsMadePrintableBeforeItReachesALogOrATerminal() throws {
+        guard case .success(let identity) = PeerSession.admit(version: 1, daemon: 5, name: "evil\u{1B}]52;c;AAAA\u{07}\tname\n",
+                                                              maximumFrameBytes: 1 << 20, ourDaemon: 1, peered: []) else {
+            return XCTFail("refused")
+        }
+        XCTAssertEqual(identity.name, "evil?]52;c;AAAA??name?")
+        var session = open()
+        session.accept(PeerOffer(token: 1, pasteboard: "CLIPBOARD", origin: PeerOrigin(daemon: 20, serial: 1, path: [20]),
+                                 types: [PeerType("STRING")]), serial: 1)
+        guard case .success(let (request, _)) = session.ask(.general, serial: 1, type: .string, now: clock.now()) else { return XCTFail("not asked") }
+        let events = session.receive(body(.failed(request: request, reason: "no\u{1B}[2J" + String(repeating: "x", count: 500))), now: clock.now())
+        guard case .answered(_, .failed(let reason))? = events.first else { return XCTFail("\(events)") }
+        XCTAssertFalse(reason.unicodeScalars.contains { $0.value < 0x20 })
+        XCTAssertLessThanOrEqual(reason.count, 220)
+    }
+
     // MARK: - Open
 
     func testAMalformedFrameOrASecondWelcomeCloses() {
