@@ -68,6 +68,9 @@ struct PeerSession {
     private var asked: [UInt64: MonotonicInstant] = [:]
     private var nextRequest: UInt64 = 1
     private var answering: Set<UInt64> = []
+    /// The daemon there refused the handshake because it is peered with this one already (another connection, the
+    /// other way round): nothing is wrong, this connection is not needed.
+    private(set) var refusedAsRedundant = false
 
     /// A dialer's session: `opening` says what to send first.
     init(dialingAt now: MonotonicInstant, maximumFrameBytes: Int, fetchTimeout: Duration) {
@@ -147,6 +150,7 @@ struct PeerSession {
                 phase = .open(identity)
                 return [.opened(identity)]
             }
+            if case .error(.unavailable, _)? = try? ControlResponse.decode(body: body) { refusedAsRedundant = true }
             return close(answerText(body))
         case .open:
             let frame: PeerFrame

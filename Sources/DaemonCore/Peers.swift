@@ -218,9 +218,10 @@ final class Peers {
         entry.endpoint = nil
         entry.lastError = reason
         if entry.state == .connected { log.warning("peer \(entry.socket) is gone: \(reason); retrying") }
-        else if entry.state != .redundant && (entry.attempts == 1 || entry.attempts % 10 == 0) {
+        else if entry.state != .redundant && !endpoint.session.refusedAsRedundant && (entry.attempts == 1 || entry.attempts % 10 == 0) {
             log.warning("peer \(entry.socket): \(reason) (attempt \(entry.attempts)); retrying")
         }
+        if endpoint.session.refusedAsRedundant { entry.state = .redundant }
         if entry.state == .redundant { entry.delay = Self.longestRetryDelay }
         scheduleRetry(&entry, now: clock.now())
         entries[index] = entry

@@ -260,6 +260,33 @@ final class PeersTests: XCTestCase {
         XCTAssertEqual([a.count, b.count], [2, 1])
     }
 
+    func testTwoDaemonsThatAddedEachOtherShareOneConnectionAndTheOtherIsListedRedundant() throws {
+        let (a, b) = (side(1), side(2))
+        try peer(a, to: b, socket: "/b.sock")
+        let (near, far) = try UnixSocket.pair(nonBlocking: true)
+        b.peers.dial = { _ in .success(near) }
+        XCTAssertNil(b.peers.add("/a.sock", persistent: false))
+        var decoder = FrameDecoder()
+        var requests: [ControlRequest] = []
+        while requests.count < 2 {
+            guard case .data(let bytes) = try far.readAvailable() else { throw FixtureError("no handshake") }
+            decoder.append(bytes)
+            while let frame = try decoder.nextFrame() { requests.append(try ControlRequest.decode(body: frame)) }
+        }
+        guard case .peer(let version, let daemon, let name, let maximum) = requests[1],
+              case .failure(let refusal) = a.peers.admit(version: version, daemon: daemon, name: name, maximumFrameBytes: maximum) else {
+            return XCTFail("admitted twice")
+        }
+        XCTAssertTrue(refusal.redundant)
+        try far.writeAll(ControlResponse.hello(version: 1, daemonPID: 1, daemonVersion: "test").encode()
+                         + ControlResponse.error(code: .unavailable, message: refusal.reason).encode())
+        pump([a, b])
+        XCTAssertEqual(b.peers.list.first { $0.socket == "/a.sock" }?.state, "redundant")
+        a.copy(["STRING"])
+        pump([a, b])
+        XCTAssertEqual(b.count, 1, "the one connection carries the copies")
+    }
+
     func testPrimaryCrossesOnlyWhenShared() throws {
         let (a, b) = (side(1), side(2))
         try peer(a, to: b)
