@@ -68,6 +68,7 @@ final class PeerDaemonTests: DesktopTestCase {
         let targets = try xclipOut(on: b, "TARGETS").text.split(separator: "\n").map(String.init)
         XCTAssertTrue(targets.contains("STRING") && targets.contains("com.apple.flat-rtfd"), "B derives its own types from A's token: \(targets)")
         XCTAssertTrue(try xclipOut(on: b, "text/html").text.contains("copied on A"), "HTML made on B from A's text, asked by name")
+        XCTAssertEqual(try on(b).run(b.pb, ["paste"]).text, "copied on A", "pb paste on B, through B's daemon")
 
         let back = try xclipOwner(on: b, Array("copied on B".utf8))
         defer { stop(back) }
@@ -103,6 +104,18 @@ final class PeerDaemonTests: DesktopTestCase {
             png = try xclipOut(on: desktop, "image/png").stdout
             return png.starts(with: [0x89, 0x50, 0x4E, 0x47])
         }
+    }
+
+    func testANamedPasteboardCrossesAndPrimaryStaysOnItsSide() throws {
+        try pb("copy", "-P", "notes", "a named copy")
+        try waitUntil(5, "B serves the named pasteboard") { try on(b).run(b.pb, ["paste", "-P", "notes"]).text == "a named copy" }
+        let primary = try desktop.runner.start("xclip", ["-quiet", "-i", "-selection", "primary"], stdin: Array("selected on A".utf8))
+        defer { stop(primary) }
+        try waitUntil(5, "xclip owns PRIMARY on A") { try run("xclip", ["-o", "-selection", "primary"]).text == "selected on A" }
+        try pb("copy", "sentinel after PRIMARY")
+        try waitUntil(5, "B serves the sentinel") { try xclipOut(on: b).text == "sentinel after PRIMARY" }
+        XCTAssertNotEqual(try on(b).run("xclip", ["-o", "-selection", "primary"]).text, "selected on A",
+                          "PRIMARY is not shared unless both run with --share-primary")
     }
 
     func testSensitiveAndLocalOnlyContentNeverCrosses() throws {
