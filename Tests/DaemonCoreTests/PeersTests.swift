@@ -220,7 +220,7 @@ final class PeersTests: XCTestCase {
 
     func testADroppedPeerWithdrawsWhatItOfferedIsRetriedAndNeverBlocks() throws {
         let (a, b) = (side(1), side(2))
-        let (near, _) = try peer(a, to: b)
+        try peer(a, to: b)
         b.copy(["STRING"])
         pump([a, b])
         XCTAssertNotNil(a.display.served[.general])
@@ -236,7 +236,6 @@ final class PeersTests: XCTestCase {
         guard case .failed? = result else { return XCTFail("\(String(describing: result))") }
         XCTAssertNil(a.display.served[.general])
         XCTAssertEqual(a.peers.list.first?.state, "disconnected")
-        _ = near
         clock.advance(by: .seconds(1))
         a.peers.expire(now: clock.now())
         XCTAssertEqual(a.peers.list.first?.state, "disconnected")
@@ -302,8 +301,7 @@ final class PeersTests: XCTestCase {
 
     func testAHostilePeerClosesItsOwnConnectionOnly() throws {
         let (a, b) = (side(1), side(2))
-        let (_, far) = try peer(a, to: b)
-        _ = far
+        try peer(a, to: b)
         // Something speaking for B sends garbage to A.
         let endpoint = try XCTUnwrap(a.peers.pollRequests.first?.1)
         try b.peers.pollRequests.first?.1.connection.send([FrameEncoder.frame([1, 0x02, 0x40, 0xFF])])
