@@ -131,6 +131,7 @@ bench: deps-bench release
 	bench/convert.sh "$(RELEASE_DIR)/pb" | tee bench/results/convert.md
 	bench/images.sh "$(RELEASE_DIR)" | tee bench/results/images.md
 	bench/displays.py "$(RELEASE_DIR)" | tee bench/results/displays.md
+	bench/peers.py "$(RELEASE_DIR)" | tee bench/results/peers.md
 	bench/remote.py "$(RELEASE_DIR)" | tee bench/results/remote.md
 
 # The reliability suite (stress/run.py): load, faults and hostile peers against the release build on

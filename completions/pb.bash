@@ -48,7 +48,7 @@ _pb() {
     done
 
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume ssh help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays peer watch history pause resume ssh help --help --version" -- "$cur"))
         return
     fi
 
@@ -82,8 +82,20 @@ _pb() {
         displays)
             (( cword == i + 1 )) && COMPREPLY=($(compgen -W "list add remove" -- "$cur"))
             return ;;
+        peer|peers)
+            if (( cword == i + 1 )); then
+                COMPREPLY=($(compgen -W "list add remove" -- "$cur"))
+            elif (( cword == i + 2 )) && [[ ${words[i+1]} == add || ${words[i+1]} == remove ]]; then
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
         ssh)
-            # ssh's own arguments: its completion when loaded, else host names.
+            # --peer first, then ssh's own arguments: its completion when loaded, else host names.
+            if (( cword == i + 1 )) && [[ $cur == --* ]]; then
+                COMPREPLY=($(compgen -W "--peer" -- "$cur")); return
+            fi
+            [[ ${words[i+1]} == --peer ]] && i=$((i + 1))
             if declare -F _ssh >/dev/null; then
                 words=("ssh" "${words[@]:i+1}"); cword=$((cword - i)); _ssh ssh "$cur" "$prev"
             else
@@ -101,7 +113,7 @@ _pb() {
                 *) options="-h --help" ;;
             esac ;;
         help)
-            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays watch history pause resume ssh help" -- "$cur"))
+            (( cword == i + 1 )) && COMPREPLY=($(compgen -W "copy paste types count clear convert status pasteboard displays peer watch history pause resume ssh help" -- "$cur"))
             return ;;
         *) return ;;
     esac

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # fish completion for pb (pasteboard). pbcopy.fish and pbpaste.fish complete the macOS commands.
 
-set -l pb_commands copy paste types count clear convert status pasteboard displays watch history pause resume ssh help
+set -l pb_commands copy paste types count clear convert status pasteboard displays peer watch history pause resume ssh help
 
 complete -c pb -f
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -s h -l help -d 'Show help'
@@ -15,6 +15,10 @@ complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a convert -d '
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a status -d 'Show what pasteboardd is doing'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a displays -d 'List, add or remove the X displays that share the pasteboard'
 complete -c pb -n "__fish_seen_subcommand_from displays" -a 'list add remove'
+complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a peer -d 'List, add or remove peer daemons sharing the pasteboard'
+complete -c pb -n "__fish_seen_subcommand_from peer; and not __fish_seen_subcommand_from list add remove" -f -a 'list add remove'
+complete -c pb -n "__fish_seen_subcommand_from peer; and __fish_seen_subcommand_from add remove" -F
+complete -c pb -n "__fish_seen_subcommand_from ssh" -l peer -d 'Peer the host'"'"'s pasteboardd with this one for the session'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a history -d 'List, show, copy back or pick past clipboard contents'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a ssh -d 'ssh to a host with this pasteboard forwarded there'
 complete -c pb -n "not __fish_seen_subcommand_from $pb_commands" -a help -d 'Show help for a command'

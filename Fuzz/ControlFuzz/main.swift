@@ -2,7 +2,7 @@
 // libFuzzer entry point for the control protocol: FrameDecoder fed in arbitrary chunks, the request and
 // response decoders on arbitrary bodies, and encode → decode of messages built from the input. The first
 // input byte picks the scenario (see `fuzzOneInput`). Every scenario checks the documented contracts and
-// stops with `fatalError("invariant: …")` when one is broken. Scenario 3 is the remote socket's dispatcher. Built with -DFUZZING and -sanitize=fuzzer it
+// stops with `fatalError("invariant: …")` when one is broken. Scenario 3 is the remote socket's dispatcher, 4 the peering frames. Built with -DFUZZING and -sanitize=fuzzer it
 // is a libFuzzer binary; built plainly it replays the files named on its command line, or writes the seed
 // corpus with `--write-seeds DIR`. See docs/fuzzing.md.
 import ControlProtocol
@@ -100,7 +100,11 @@ func check(_ request: ControlRequest) {
         invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
     case .provided: break
     case .provideFailed(_, let reason): checkText(reason)
-    case .status, .pasteboards, .history, .sourcedHistory, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays:
+    case .peer(_, _, let name, _): invariant(name.utf8.count <= PeerLimits.maximumTextLength, "a peer name over its cap")
+    case .addPeer(let socket, _), .removePeer(let socket):
+        invariant(!socket.isEmpty && socket.utf8.count <= 4096 && !socket.utf8.contains(0), "an invalid socket path decoded")
+    case .status, .pasteboards, .history, .sourcedHistory, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays,
+         .peers:
         break
     }
 }
@@ -147,6 +151,8 @@ func check(_ response: ControlResponse) {
         invariant(types.count <= ControlLimits.maximumListCount, "\(types.count) targets")
         types.forEach(checkType)
     case .provide(_, let type): checkType(type)
+    case .peers(let peers):
+        for peer in peers { checkText(peer.state); checkText(peer.lastError) }
     }
 }
 
@@ -395,6 +401,11 @@ func fuzzEncode(_ input: inout FuzzInput) {
             valid = valid && isValidType(name)
             return name
         }
+        func socket() -> String {
+            let path = input.text(nearLength: input.bool() ? 4096 : 108)
+            valid = valid && !path.isEmpty && path.utf8.count <= 4096 && !path.utf8.contains(0)
+            return path
+        }
         let request: ControlRequest
         var expected: ControlRequest? = nil
         switch kind {
@@ -438,6 +449,13 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .addDisplay: request = .addDisplay(name: name())
         case .removeDisplay: request = .removeDisplay(name: name())
         case .onDisplay: request = .onDisplay(name: name())
+        case .peers: request = .peers
+        case .peer:
+            let (version, daemon, peerName, maximum) = (input.u8(), input.u64(), input.freeText(), input.u64())
+            request = .peer(version: version, daemon: daemon, name: peerName, maximumFrameBytes: maximum)
+            expected = .peer(version: version, daemon: daemon, name: truncated(peerName, PeerLimits.maximumTextLength), maximumFrameBytes: maximum)
+        case .addPeer: request = .addPeer(socket: socket(), persistent: input.bool())
+        case .removePeer: request = .removePeer(socket: socket())
         case .read:
             let (pasteboard, types) = (name(), (0..<Int(input.u8() % 5)).map { _ in typeName() })
             let display = input.freeText()
@@ -556,6 +574,12 @@ func fuzzEncode(_ input: inout FuzzInput) {
         case .provide:
             response = .provide(request: input.u64(), type: typeName())
             expected = response
+        case .peers:
+            let peers = (0..<Int(input.u8() % 3)).map { _ in
+                PeerInfo(socket: "/run/" + input.text(nearLength: 100).replacingOccurrences(of: "\0", with: ""), state: input.freeText(), lastError: input.freeText())
+            }
+            response = .peers(peers)
+            expected = .peers(peers.map { PeerInfo(socket: $0.socket, state: truncated($0.state, text), lastError: truncated($0.lastError, text)) })
         }
         invariant(response.kind == kind, "response has kind \(response.kind), built as \(kind)")
         roundTrip(response, expected: expected, namesValid: valid, kind: "response \(kind)",
@@ -639,15 +663,45 @@ func checkWithheld(_ items: [PasteboardItem], _ request: ControlRequest) {
     }
 }
 
+// MARK: - Scenario 4: the peering frames
+
+/// A body from another daemon (docs/protocol.md, "Peering"): decoded or refused with a `ControlProtocolError`,
+/// never a trap; what decodes holds the caps (types, path, names) and re-encodes to the same bytes.
+func fuzzPeer(_ input: inout FuzzInput) {
+    let body = Array(input.rest)
+    guard let frame = typed({ try PeerFrame.decode(body: body) }) else { return }
+    invariant(Array(frame.encode().dropFirst(4)) == body, "a peer frame re-encodes to other bytes")
+    invariant(Array(frame.encodeSegments().joined()) == frame.encode(), "peer frame segments differ from encode()")
+    func checkOrigin(_ origin: PeerOrigin) {
+        invariant(origin.path.first == origin.daemon && origin.path.count <= PeerLimits.maximumHops, "a path off its origin or too long")
+    }
+    switch frame {
+    case .welcome(_, _, let name, _): invariant(name.utf8.count <= PeerLimits.maximumTextLength, "a name over its cap")
+    case .offer(let offer):
+        checkName(offer.pasteboard, "pasteboard")
+        checkOrigin(offer.origin)
+        invariant(offer.types.count <= PeerLimits.maximumTypes, "\(offer.types.count) types")
+        invariant(Set(offer.types.map(\.name)).count == offer.types.count, "a type offered twice")
+        offer.types.map(\.name).forEach(checkType)
+    case .cleared(let pasteboard, let origin):
+        checkName(pasteboard, "pasteboard")
+        checkOrigin(origin)
+    case .fetch(_, _, let type): checkType(type)
+    case .data: break
+    case .failed(_, let reason): invariant(reason.utf8.count <= PeerLimits.maximumTextLength, "a reason over its cap")
+    }
+}
+
 // MARK: - Entry point
 
 func fuzzOneInput(_ bytes: [UInt8]) {
     var input = FuzzInput(bytes)
-    switch input.u8() % 4 {
+    switch input.u8() % 5 {
     case 0: checkBody(Array(input.rest))
     case 1: fuzzStream(&input)
     case 2: fuzzEncode(&input)
-    default: fuzzRemote(&input)
+    case 3: fuzzRemote(&input)
+    default: fuzzPeer(&input)
     }
 }
 
@@ -714,6 +768,15 @@ func writeSeeds(to directory: String) throws {
                                                         .setItems(pasteboard: "primary", items: [plain], options: .localOnly),
                                                         .setItems(pasteboard: "general", items: [secret], options: [])].flatMap { $0.encode() }
     seeds["remote-no-hello"] = [3, 4, 5, 5, 5, 5, 0] + requests[8].encode() + requests[0].encode()
+    // Peering frames: one of each kind.
+    let origin = PeerOrigin(daemon: 7, serial: 2, path: [7, 9])
+    let frames: [PeerFrame] = [
+        .welcome(version: 1, daemon: 9, name: "pasteboardd 1 on :0", maximumFrameBytes: 1 << 28),
+        .offer(PeerOffer(token: 3, pasteboard: "general", origin: origin, types: [PeerType("UTF8_STRING", size: 5), PeerType("text/html")])),
+        .cleared(pasteboard: "general", origin: origin), .fetch(request: 1, token: 3, type: "text/html"),
+        .data(request: 1, bytes: Array("<b>x</b>".utf8)), .failed(request: 2, reason: "CLIPBOARD changed since"),
+    ]
+    for frame in frames { seeds["peer-\(frame.kind)"] = [4] + body(frame.encode()) }
     // Encode scenario: request/response choice, kind index, then the fields.
     seeds["encode-hello"] = [2, 1, 0, 4 << 2 | 3] + Array("ab€d".utf8.prefix(4)) + [5, 1]
     // setItems with a 3-byte and a 65 540-byte representation (the second is a segment of its own).

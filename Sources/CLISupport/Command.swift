@@ -21,8 +21,13 @@ public enum Command: Equatable, Sendable {
     case convert(ConvertRequest)
     /// `pb displays [add|remove DISPLAY]`: the X displays pasteboardd serves as one pasteboard.
     case displays(DisplaysRequest)
+    /// `pb peer [list|add SOCKET|remove SOCKET]`: the peer daemons sharing the pasteboard.
+    case peer(PeerRequest)
     /// `pb ssh [SSH-OPTIONS...] HOST [COMMAND...]`: ssh's arguments, as given.
     case ssh([String])
+    /// `pb ssh --peer [SSH-OPTIONS...] HOST [COMMAND...]`: as `ssh`, and the host's pasteboardd peered with this
+    /// one for the session's life.
+    case sshPeer([String])
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
     case version
@@ -88,6 +93,13 @@ public struct PasteRequest: Equatable, Sendable {
 
 /// `pb displays ...`: the X displays pasteboardd serves.
 public enum DisplaysRequest: Equatable, Sendable {
+    case list
+    case add(String)
+    case remove(String)
+}
+
+/// `pb peer ...`: the peer daemons (another machine's pasteboardd, through its forwarded remote.sock).
+public enum PeerRequest: Equatable, Sendable {
     case list
     case add(String)
     case remove(String)

@@ -38,6 +38,7 @@ public enum CommandLineParser {
         case "convert": return try parseConvert(rest)
         case "pasteboard", "pasteboards": return try parsePasteboards(rest)
         case "display", "displays": return try parseDisplays(rest)
+        case "peer", "peers": return try parsePeer(rest)
         case "watch": return try parseWatch(rest)
         case "history": return try parseHistory(rest)
         case "pause", "resume":
@@ -47,6 +48,13 @@ public enum CommandLineParser {
         case "ssh":
             // Everything else is ssh's own: options, host, command.
             if rest == ["-h"] || rest == ["--help"] { return .help("ssh") }
+            if rest.first == "--peer" {
+                let arguments = Array(rest.dropFirst())
+                guard SSHForward.split(arguments) != nil else {
+                    throw UsageError("ssh --peer needs a host (and any of ssh's options before it)", command: "ssh")
+                }
+                return .sshPeer(arguments)
+            }
             guard !rest.isEmpty else { throw UsageError("ssh needs a host (and any of ssh's options before it)", command: "ssh") }
             return .ssh(rest)
         case "status":
@@ -315,6 +323,27 @@ public enum CommandLineParser {
             throw UsageError("convert needs --to FORMAT (txt, rtf, html, rtfd, rtfd-dir) or --info", command: "convert")
         }
         return .convert(request)
+    }
+
+    static func parsePeer(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let action = arguments.first else { return .peer(.list) }
+        let operands = Array(arguments.dropFirst())
+        if action == "-h" || action == "--help" || operands == ["-h"] || operands == ["--help"] { return .help("peer") }
+        func socket() throws(UsageError) -> String {
+            guard operands.count == 1, !operands[0].isEmpty else { throw UsageError("peer \(action) takes one SOCKET", command: "peer") }
+            guard operands[0].utf8.count <= 4096, !operands[0].utf8.contains(0) else {
+                throw UsageError("'\(operands[0].prefix(64))' is not a socket path", command: "peer")
+            }
+            return operands[0]
+        }
+        switch action {
+        case "list":
+            guard operands.isEmpty else { throw UsageError("peer list takes no arguments", command: "peer") }
+            return .peer(.list)
+        case "add": return .peer(.add(try socket()))
+        case "remove": return .peer(.remove(try socket()))
+        default: throw UsageError("unknown peer action '\(action)' (list, add, remove)", command: "peer")
+        }
     }
 
     static func parseDisplays(_ arguments: [String]) throws(UsageError) -> Command {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// Help texts. `pb help CMD` and `pb CMD --help` print them to standard output.
 public enum Usage {
-    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "displays", "watch", "history", "pause", "resume", "ssh", "help"]
+    public static let commands = ["copy", "paste", "types", "count", "clear", "convert", "status", "pasteboard", "displays", "peer", "watch", "history", "pause", "resume", "ssh", "help"]
 
     public static let overview = """
     usage: pb <command> [options]
@@ -18,6 +18,7 @@ public enum Usage {
       status    show what pasteboardd is doing
       pasteboard list, create or remove named pasteboards
       displays  list, add or remove the X displays that share the pasteboard
+      peer      list, add or remove peer daemons (another machine's pasteboardd) sharing it
       watch     print a record, or run a command, at each change
       history   list, show, copy back, delete or clear past clipboard contents
       pause     stop recording (no reading, history or takeover) until resume
@@ -137,6 +138,21 @@ public enum Usage {
             NAME<TAB>STATE, STATE connected, connecting (not reached yet, retried) or disconnected (its
             server went away; retried until removed). add joins a display while pasteboardd runs (a
             Xephyr or VNC display just started); remove stops serving it (not the first one).
+            """
+        case "peer": return """
+            usage: pb peer [list]
+                   pb peer add SOCKET
+                   pb peer remove SOCKET
+
+            Shares CLIPBOARD and the named pasteboards (PRIMARY too with --share-primary) with another
+            pasteboardd: the one listening at SOCKET, its remote.sock reached through a forward (ssh -L
+            LOCAL:REMOTE-RUNTIME/pasteboard/remote.sock HOST, or pb ssh --peer HOST). A copy on either side
+            is offered on the other at once; the bytes cross when something pastes; sensitive, local-only
+            and secret content never crosses. add keeps the peer across restarts (in
+            $XDG_STATE_HOME/pasteboard/peers) and retries it while it does not answer; remove forgets it.
+            list prints one peer a line, SOCKET<TAB>STATE<TAB>LAST ERROR, STATE connected, connecting,
+            disconnected (retried) or redundant (the same daemon is peered another way); daemons that
+            connected to this one are listed as "(accepted) NAME". docs/remote.md.
             """
         case "watch": return """
             usage: pb watch [-p|-b|-P NAME]... [--json|-0] [COMMAND [ARGS...]]

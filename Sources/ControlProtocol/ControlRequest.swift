@@ -83,6 +83,20 @@ public enum ControlRequest: Hashable, Sendable {
     case watchEvents(pasteboards: [String], events: WatchEvents)
     /// The history as `history`, each entry with who copied it. Answer: `sourcedHistory`.
     case sourcedHistory(limit: UInt32)
+    /// The peering handshake, on the remote socket after `hello` (docs/protocol.md, "Peering"): a daemon at the
+    /// other end of a forward asks to share the pasteboard, saying its peering version, its id (drawn at each
+    /// start), its name for logs and the largest frame body it accepts. Answer: `PeerFrame.welcome`, after which
+    /// the connection speaks `PeerFrame`s both ways; or `error`, and the connection is closed.
+    case peer(version: UInt8, daemon: UInt64, name: String, maximumFrameBytes: UInt64)
+    /// The peer daemons this daemon was asked to share with (`pb peer list`). Answer: `peers`.
+    case peers
+    /// Share the pasteboard with the daemon listening at `socket` (its remote.sock, reached through a forward);
+    /// `persistent`: kept across restarts (`pb peer add`), else until removed or the daemon stops (`pb ssh
+    /// --peer`, for the session's life). Answer: `ok` once it is listed (connected or still connecting);
+    /// `badRequest` for a socket listed already or not an absolute path.
+    case addPeer(socket: String, persistent: Bool)
+    /// Stop sharing with the peer at `socket` and forget it. Answer: `ok`; `notFound` when it is not listed.
+    case removePeer(socket: String)
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -116,6 +130,10 @@ public enum ControlRequest: Hashable, Sendable {
         case setItemProviders = 0x0030
         case provided = 0x0031
         case provideFailed = 0x0032
+        case peer = 0x0040
+        case peers = 0x0041
+        case addPeer = 0x0042
+        case removePeer = 0x0043
     }
 
     public var kind: Kind {
@@ -150,6 +168,10 @@ public enum ControlRequest: Hashable, Sendable {
         case .provideFailed: return .provideFailed
         case .watchEvents: return .watchEvents
         case .sourcedHistory: return .sourcedHistory
+        case .peer: return .peer
+        case .peers: return .peers
+        case .addPeer: return .addPeer
+        case .removePeer: return .removePeer
         }
     }
 
@@ -188,8 +210,18 @@ public enum ControlRequest: Hashable, Sendable {
             items.encode(into: &writer.wire)
         case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard), .targets(let pasteboard):
             writer.string(pasteboard)
-        case .status, .pasteboards, .historyClear, .pause, .resume, .displays:
+        case .status, .pasteboards, .historyClear, .pause, .resume, .displays, .peers:
             break
+        case .peer(let version, let daemon, let name, let maximum):
+            writer.u8(version)
+            writer.u64(daemon)
+            writer.string(name, truncatingTo: PeerLimits.maximumTextLength)
+            writer.u64(maximum)
+        case .addPeer(let socket, let persistent):
+            writer.string(socket)
+            writer.bool(persistent)
+        case .removePeer(let socket):
+            writer.string(socket)
         case .addDisplay(let name), .removeDisplay(let name), .onDisplay(let name):
             writer.string(name)
         case .createPasteboard(let name, let persistent):
@@ -349,6 +381,15 @@ public enum ControlRequest: Hashable, Sendable {
             request = .provideFailed(request: try fields.u64("provideFailed.request"),
                                      reason: try fields.string("provideFailed.reason", maximum: ControlLimits.maximumStringLength))
         case .pasteboards: request = .pasteboards
+        case .peers: request = .peers
+        case .peer:
+            request = .peer(version: try fields.u8("peer.version"), daemon: try fields.u64("peer.daemon"),
+                            name: try fields.string("peer.name", maximum: PeerLimits.maximumTextLength),
+                            maximumFrameBytes: try fields.u64("peer.maximumFrameBytes"))
+        case .addPeer:
+            request = .addPeer(socket: try fields.socketPath("addPeer.socket"), persistent: try fields.bool("addPeer.persistent"))
+        case .removePeer:
+            request = .removePeer(socket: try fields.socketPath("removePeer.socket"))
         case .historyClear: request = .historyClear
         case .pause: request = .pause
         case .resume: request = .resume
@@ -459,6 +500,13 @@ extension WireReader {
         let name = try string(field(), maximum: 255, forbidNUL: true)
         guard !name.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
         return name
+    }
+
+    /// A socket's path: 1…4096 bytes of UTF-8 without NUL.
+    mutating func socketPath(_ field: @autoclosure () -> String) throws -> String {
+        let path = try string(field(), maximum: 4096, forbidNUL: true)
+        guard !path.isEmpty else { throw ControlProtocolError.invalidValue(field: field(), reason: "is empty") }
+        return path
     }
 
     /// A list of type names.

@@ -33,6 +33,8 @@ public enum ControlResponse: Hashable, Sendable {
     case read(ReadEvent)
     /// Answer to `sourcedHistory`: `history` with each entry's source.
     case sourcedHistory([HistoryEntry])
+    /// Answer to `peers`: the peers asked for, in the order they were added.
+    case peers([PeerInfo])
 
     /// Stable kind numbers on the wire (responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -50,6 +52,7 @@ public enum ControlResponse: Hashable, Sendable {
         case change = 0x800B
         case read = 0x800C
         case sourcedHistory = 0x800D
+        case peers = 0x800E
     }
 
     public var kind: Kind {
@@ -64,6 +67,7 @@ public enum ControlResponse: Hashable, Sendable {
         case .items: return .items
         case .changed: return .changed
         case .targets: return .targets
+        case .peers: return .peers
         case .change: return .change
         case .read: return .read
         case .sourcedHistory: return .sourcedHistory
@@ -175,6 +179,12 @@ public enum ControlResponse: Hashable, Sendable {
             writer.i64(event.time)
             writer.string(event.refusal ?? "", truncatingTo: text)
             writer.string(event.via, truncatingTo: text)
+        case .peers(let peers):
+            writer.wire.array(peers) { writer, peer in
+                writer.string(peer.socket)
+                writer.string(peer.state, truncatingTo: text)
+                writer.string(peer.lastError, truncatingTo: text)
+            }
         }
         return writer
     }
@@ -280,6 +290,12 @@ public enum ControlResponse: Hashable, Sendable {
             let refusal = try fields.string("read.refusal", maximum: text)
             response = .read(ReadEvent(pasteboard: pasteboard, type: type, reader: reader, time: time,
                                        refusal: refusal.isEmpty ? nil : refusal, via: try fields.string("read.via", maximum: text)))
+        case .peers:
+            response = .peers(try fields.array("peers", maximum: ControlLimits.maximumListCount, minimumElementSize: 13) { reader, index in
+                PeerInfo(socket: try reader.socketPath("peers[\(index)].socket"),
+                         state: try reader.string("peers[\(index)].state", maximum: text),
+                         lastError: try reader.string("peers[\(index)].lastError", maximum: text))
+            })
         }
         try fields.expectEnd(of: "\(kind)")
         return response

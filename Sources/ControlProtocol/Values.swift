@@ -185,3 +185,20 @@ public struct ReadEvent: Hashable, Sendable {
         self.via = via
     }
 }
+
+/// A peer daemon this daemon was asked to share with, and how that stands.
+public struct PeerInfo: Hashable, Sendable {
+    /// The socket it is reached at (its remote.sock, or a forward of it).
+    public var socket: String
+    /// `connected`, `connecting`, `disconnected` (retried), or `redundant` (the same daemon is peered through
+    /// another connection).
+    public var state: String
+    /// Why the last attempt or connection ended, empty if none did.
+    public var lastError: String
+
+    public init(socket: String, state: String, lastError: String) {
+        self.socket = socket
+        self.state = state
+        self.lastError = lastError
+    }
+}

@@ -280,6 +280,16 @@ final class ControlServer {
     /// Called with each client dropped, whatever the reason (it closed, broke the protocol, or was closed).
     var onDrop: ((ClientID) -> Void)?
 
+    /// Hands client `id`'s connection over to another protocol (a peer daemon's, after its `peer` handshake): the
+    /// server forgets it without closing it and returns its descriptor and the bytes received after the request
+    /// being answered; nil when the client is gone, or has output not yet written (nothing may come between).
+    func release(_ id: ClientID) -> (FileDescriptor, [UInt8])? {
+        guard let client = clients[id], !client.hasOutput, !client.closeWhenFlushed else { return nil }
+        clients[id] = nil
+        answered.remove(id)
+        return (client.fd, client.decoder.takeBufferedBytes())
+    }
+
     func drop(_ id: ClientID) {
         guard let client = clients.removeValue(forKey: id) else { return }
         try? client.fd.close()

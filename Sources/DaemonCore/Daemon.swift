@@ -319,9 +319,10 @@ public final class Daemon {
 
             let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
             let waylandPolls = engine.waylandPollRequests
+            let peerPolls = engine.peers.pollRequests
             let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable),
                          PollRequest(engine.writesDescriptor ?? FileDescriptor(rawValue: -1), .readable)]
-            let requests = fixed + displayPolls + clientPolls.map(\.1) + waylandPolls
+            let requests = fixed + displayPolls + clientPolls.map(\.1) + peerPolls.map(\.0) + waylandPolls
             let ready: [PollEvents]
             do {
                 ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
@@ -345,6 +346,10 @@ public final class Daemon {
                 }
                 // Requests already received wait while an answer is pending; the writable event resumes them.
                 while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client, of: server)) }
+            }
+            let peersStart = clientsStart + clientPolls.count
+            for (index, (_, endpoint)) in peerPolls.enumerated() where !ready[index + peersStart].isEmpty {
+                engine.peers.handle(ready[index + peersStart], for: endpoint)
             }
         }
         return 0
@@ -381,7 +386,8 @@ public final class Daemon {
                             display: server.clients[id]?.display,
                             setDisplay: { [weak server] in server?.clients[id]?.display = $0 },
                             isRemote: server.access != nil, source: server.clients[id].flatMap(Self.source(of:)),
-                            setEvents: { [weak server] in server?.clients[id]?.events = $0 })
+                            setEvents: { [weak server] in server?.clients[id]?.events = $0 },
+                            takeConnection: { [weak server] in server?.release(id) })
     }
 
     /// The process at the other end of a control connection, by its peer credentials: its name from

@@ -32,10 +32,15 @@ public final class DaemonEngine {
         public var source: ContentSource?
         /// Sets the events a `watchEvents` client is sent.
         public var setEvents: (WatchEvents) -> Void
+        /// Takes the connection over from the control server (a peer daemon's, after its handshake): its
+        /// descriptor and the bytes that followed the request; nil when it cannot be handed over.
+        public var takeConnection: () -> (FileDescriptor, [UInt8])? = { nil }
 
         public init(id: UInt64, send: @escaping (ControlResponse) -> Void, setWatched: @escaping (Set<String>?) -> Void = { _ in },
                     closeAfterAnswer: @escaping () -> Void = {}, display: String? = nil, setDisplay: @escaping (String) -> Void = { _ in },
-                    isRemote: Bool = false, source: ContentSource? = nil, setEvents: @escaping (WatchEvents) -> Void = { _ in }) {
+                    isRemote: Bool = false, source: ContentSource? = nil, setEvents: @escaping (WatchEvents) -> Void = { _ in },
+                    takeConnection: @escaping () -> (FileDescriptor, [UInt8])? = { nil }) {
+            self.takeConnection = takeConnection
             self.id = id
             self.source = source
             self.setEvents = setEvents
@@ -54,8 +59,10 @@ public final class DaemonEngine {
     /// The first display's selection service and manager (what single-display code and tests drive).
     var service: SelectionService { sides[0].service }
     var manager: ClipboardManager { sides[0].manager }
-    /// The one pasteboard across the displays.
+    /// The one pasteboard across the displays and peer daemons.
     let bridge: PasteboardEngine
+    /// The peer daemons sharing the pasteboard (`pb peer`), each an endpoint of `bridge`.
+    private(set) var peers: Peers!
     private let conversions: Conversions
     private let clock: any MonotonicClock
     private let table: ConversionTable
@@ -94,6 +101,12 @@ public final class DaemonEngine {
         entries = [DisplayEntry(name: display, state: .connected)]
         bridge.isShared = { [weak self] name in name != .primary || (self?.configuration.sharePrimary ?? false) }
         sides.append(makeSide(display, x: x))
+        peers = Peers(engine: bridge, clock: clock, log: log, name: "pasteboardd \(ProcessIdentity.processID) on \(display)",
+                      stateDirectory: stateDirectory, maximumFrameBytes: configuration.remoteMaxRequestBytes) { [unowned self] in
+            defer { nextEndpoint += 1 }
+            return EndpointID(nextEndpoint)
+        }
+        peers.count = { [unowned self] name in service.count(of: name) ?? service.boards.retiredCounts[name] ?? 0 }
     }
 
     private func makeSide(_ name: String, x: any XDisplay) -> XDisplayEndpoint {
@@ -126,6 +139,7 @@ public final class DaemonEngine {
         bridge.attach(sides[0])
         manager.start()
         x.flush()
+        peers.start()
     }
 
     /// Tells the watchers of a change counted on any endpoint, and ends the lazy providers it replaced.
@@ -312,6 +326,7 @@ public final class DaemonEngine {
 
     /// A clean stop: releases the selections, saves the exact counts, finishes the disk writes.
     public func stop() {
+        peers.stop()
         for side in sides { side.service.releaseAll() }
         service.boards.saveCountsExactly()
         manager.finishWrites()
@@ -346,12 +361,13 @@ public final class DaemonEngine {
     public var nextDeadline: MonotonicInstant? {
         (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline)
             + [wayland?.nextDeadline, connectWayland == nil ? nil : waylandRetry?.at].compactMap { $0 }
-            + ([bridge.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
+            + ([bridge.nextDeadline, peers.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
     }
 
     public func expire(now: MonotonicInstant) {
         for session in providers.values.sorted(by: { $0.client < $1.client }) { session.expire(now: now) }
         bridge.expire(now: now)
+        peers.expire(now: now)
         for side in sides { side.expire(now: now) }
         wayland?.expire(now: now)
         retryWayland(now: now)
@@ -408,6 +424,37 @@ public final class DaemonEngine {
         case .provided(let request, let data): providerAnswered(request, .data(data), client)
         case .provideFailed(let request, let reason):
             providerAnswered(request, .failed("the application that copied it could not provide it: \(reason)"), client)
+        case .peer(let version, let daemon, let name, let maximum): peer(version: version, daemon: daemon, name: name, maximum: maximum, client)
+        case .peers: client.send(.peers(peers.list))
+        case .addPeer(let socket, let persistent):
+            if let refusal = peers.add(socket, persistent: persistent) { return client.send(.error(code: .badRequest, message: refusal.reason)) }
+            log.info("sharing the pasteboard with the peer at \(socket)" + (persistent ? "" : " until it is removed"))
+            client.send(.ok)
+        case .removePeer(let socket):
+            guard peers.remove(socket) else { return client.send(.error(code: .notFound, message: "\(socket) is not a peer")) }
+            log.info("no longer sharing the pasteboard with the peer at \(socket)")
+            client.send(.ok)
+        }
+    }
+
+    /// A peer daemon's handshake (remote socket only): admitted, the connection is handed to `peers`, which
+    /// welcomes it; refused, it is answered with why and closed.
+    private func peer(version: UInt8, daemon: UInt64, name: String, maximum: UInt64, _ client: Client) {
+        guard client.isRemote else {
+            client.closeAfterAnswer()
+            return client.send(.error(code: .denied, message: "peering is done through the remote socket (remote.sock), not the control socket"))
+        }
+        switch peers.admit(version: version, daemon: daemon, name: name, maximumFrameBytes: maximum) {
+        case .failure(let refusal):
+            log.limited(.info, key: "peer-refused", "refused a peer's handshake: \(refusal.reason)")
+            client.closeAfterAnswer()
+            client.send(.error(code: refusal.redundant ? .unavailable : .badRequest, message: refusal.reason))
+        case .success(let identity):
+            guard let (fd, received) = client.takeConnection() else {
+                client.closeAfterAnswer()
+                return client.send(.error(code: .internal, message: "the connection cannot be handed over"))
+            }
+            peers.accept(identity, fd: fd, received: received)
         }
     }
 
@@ -699,6 +746,7 @@ public final class DaemonEngine {
                      StatusPair("transfers", String(service.transfers.count + socketTransfers())),
                      StatusPair("conversions", String(service.server.conversions.pendingCount)),
                      StatusPair("fetches", String(bridge.fetchesInFlight)),
+                     StatusPair("peers", String(peers.connectedCount)),
                      StatusPair("clients", String(clients)),
                      StatusPair("watchers", String(watchers)),
                      StatusPair("recording", manager.paused ? "paused" : "on"),

@@ -7,7 +7,8 @@ import SystemSupport
 /// over SSH: docs/remote.md) may do, as pure decisions the control server and the engine carry out.
 ///
 /// - Requests: copy (`setItems`, `setExpiringItems`, `addItems`, `clear`), paste (`read`, `items`), `targets`,
-///   `changeCount` and `watch`, of any pasteboard; every other kind (history, pause/resume, pasteboard
+///   `changeCount` and `watch`, of any pasteboard, and the peering handshake (`peer`: a daemon at the other end
+///   shares the pasteboard, docs/remote.md); every other kind (history, pause/resume, pasteboard
 ///   create/remove/list, status) is answered `denied` and the connection stays open.
 /// - Content: what was copied with `--sensitive` or `--local-only`, or that its application marked secret
 ///   (`SnapshotPolicy.secretMarkers`), is never served: a paste of it is answered `denied` with the reason, and
@@ -17,7 +18,7 @@ import SystemSupport
 public struct RemoteAccess: Sendable {
     /// The request kinds served through the remote socket. One table: a new kind is added here or refused.
     public static let permittedKinds: Set<ControlRequest.Kind> = [
-        .hello, .setItems, .setExpiringItems, .addItems, .clear, .changeCount, .items, .read, .targets, .watch, .watchEvents,
+        .hello, .setItems, .setExpiringItems, .addItems, .clear, .changeCount, .items, .read, .targets, .watch, .watchEvents, .peer,
     ]
 
     /// Requests per second allowed on average for each client; bursts of twice that.
@@ -100,6 +101,7 @@ public struct RemoteAccess: Sendable {
         case .createPasteboard, .removePasteboard, .pasteboards: "managing pasteboards"
         case .status: "the status"
         case .displays, .addDisplay, .removeDisplay, .onDisplay: "the displays"
+        case .peers, .addPeer, .removePeer: "managing peers"
         default: "\(kind)"
         }
     }

@@ -64,6 +64,22 @@ public final class PasteboardDaemon {
         return pairs.map { ($0.key, $0.value) }
     }
 
+    /// The peer daemons asked for, then those that connected, with how each stands and why the last attempt ended.
+    public func peers() throws(PasteboardError) -> [(socket: String, state: String, lastError: String)] {
+        guard case .peers(let peers) = try send(.peers) else { throw .refused("unexpected answer to peers") }
+        return peers.map { ($0.socket, $0.state, $0.lastError) }
+    }
+
+    /// Shares the pasteboard with the daemon at `socket` (an absolute path), kept across restarts when `persistent`.
+    public func addPeer(_ socket: String, persistent: Bool = true) throws(PasteboardError) {
+        _ = try send(.addPeer(socket: socket, persistent: persistent))
+    }
+
+    /// Stops sharing with the peer at `socket`.
+    public func removePeer(_ socket: String) throws(PasteboardError) {
+        _ = try send(.removePeer(socket: socket))
+    }
+
     /// Serves another X display too, while the daemon runs.
     public func addDisplay(_ name: String) throws(PasteboardError) {
         _ = try send(.addDisplay(name: name))

@@ -10,6 +10,8 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let terminate = Signal(rawValue: SIGTERM)
     /// `SIGINT`: Ctrl-C.
     public static let interrupt = Signal(rawValue: SIGINT)
+    /// `SIGQUIT`: Ctrl-\\ at a terminal.
+    public static let quit = Signal(rawValue: SIGQUIT)
     /// `SIGHUP`: reload the configuration.
     public static let hangup = Signal(rawValue: SIGHUP)
     /// `SIGCHLD`: a child exited.

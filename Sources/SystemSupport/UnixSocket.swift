@@ -80,13 +80,16 @@ public struct PeerCredentials: Hashable, Sendable {
 
 /// Client-side Unix stream sockets and peer credentials.
 public enum UnixSocket {
-    /// Connects a blocking stream socket (`O_CLOEXEC`) to `address`.
+    /// Connects a stream socket (`O_CLOEXEC`) to `address`: blocking, or with `nonBlocking` one that is
+    /// `O_NONBLOCK` from the start (a Unix socket's connect then never waits: a full backlog fails with
+    /// `Errno.Code.wouldBlock` instead).
     /// Throws `Errno.Code.connectionRefused` (a stale socket file) or `.noSuchFileOrDirectory` (none).
     ///
     /// The corresponding C functions are `socket(2)` and `connect(2)`.
-    public static func connect(_ address: UnixSocketAddress) throws -> FileDescriptor {
+    public static func connect(_ address: UnixSocketAddress, nonBlocking: Bool = false) throws -> FileDescriptor {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         let fd = FileDescriptor(rawValue: try valueOrErrno("socket(AF_UNIX, SOCK_STREAM)") {
-            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            socket(AF_UNIX, type, 0)
         })
         do {
             try address.withSockaddr { pointer, length in

@@ -69,6 +69,25 @@ extension Runner {
         }
     }
 
+    func peer(_ request: PeerRequest) -> ExitCode {
+        do {
+            switch request {
+            case .list:
+                for peer in try daemon().peers() { Output.line("\(peer.socket)\t\(peer.state)\t\(peer.lastError)") }
+            case .add(let socket): try daemon().addPeer(try Self.absolute(socket))
+            case .remove(let socket): try daemon().removePeer(try Self.absolute(socket))
+            }
+            return .success
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    /// `path` made absolute against the current directory (the daemon runs elsewhere).
+    static func absolute(_ path: String) throws -> String {
+        path.hasPrefix("/") ? path : try FileSystem.currentDirectory() + "/" + path
+    }
+
     func pasteboards(_ request: PasteboardsRequest) -> ExitCode {
         do {
             switch request {

@@ -22,12 +22,14 @@ struct Runner {
         case .clear(let name): return clear(name)
         case .status: return daemonStatus()
         case .displays(let request): return displays(request)
+        case .peer(let request): return peer(request)
         case .pasteboards(let request): return pasteboards(request)
         case .watch(let request): return watch(request)
         case .history(let request): return history(request)
         case .pause(let pausing): return pause(pausing)
         case .convert(let request): return convert(request)
         case .ssh(let arguments): return ssh(arguments)
+        case .sshPeer(let arguments): return sshPeer(arguments)
         }
     }
 

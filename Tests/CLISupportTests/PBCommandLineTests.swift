@@ -29,6 +29,42 @@ final class CopyCommandTests: XCTestCase {
         return request
     }
 
+    func testSSHPeerTakesEverythingAfterItAsSSHsAndFindsTheHost() throws {
+        XCTAssertEqual(try parse(["ssh", "--peer", "-p", "22", "host", "ls", "-l"]), .sshPeer(["-p", "22", "host", "ls", "-l"]))
+        XCTAssertEqual(try parse(["ssh", "host", "--peer"]), .ssh(["host", "--peer"]), "--peer is pb's only before ssh's arguments")
+        assertUsageError(["ssh", "--peer"], mentions: ["host"])
+        assertUsageError(["ssh", "--peer", "-p", "22"], mentions: ["host"])
+        let split = try XCTUnwrap(SSHForward.split(["-F", "cfg", "-tA", "-p2222", "-o", "X=1", "user@host", "echo", "-p"]))
+        XCTAssertEqual(split.options, ["-F", "cfg", "-tA", "-p2222", "-o", "X=1"])
+        XCTAssertEqual(split.host, "user@host")
+        XCTAssertEqual(split.command, ["echo", "-p"])
+        XCTAssertEqual(SSHForward.split(["-v", "--", "-weird-host"])?.host, "-weird-host")
+        XCTAssertEqual(SSHForward.split(["-Ai", "key", "h"])?.host, "h", "a grouped option that takes a value takes the next argument")
+    }
+
+    func testTheHostsAnswerSaysWhereItsPasteboarddListens() {
+        XCTAssertEqual(try SSHForward.remoteSocket(fromQueryOutput: "motd\nsocket /run/user/1000/pasteboard/remote.sock\n").get(),
+                       "/run/user/1000/pasteboard/remote.sock")
+        guard case .failure(let none) = SSHForward.remoteSocket(fromQueryOutput: "none /run/user/7/pasteboard/remote.sock\n") else {
+            return XCTFail("no socket, no peer")
+        }
+        XCTAssertTrue(none.message.contains("no pasteboardd listens on the host"), none.message)
+        guard case .failure = SSHForward.remoteSocket(fromQueryOutput: "") else { return XCTFail("nothing said") }
+    }
+
+    func testPeerListAddRemove() throws {
+        XCTAssertEqual(try parse(["peer"]), .peer(.list))
+        XCTAssertEqual(try parse(["peer", "list"]), .peer(.list))
+        XCTAssertEqual(try parse(["peers"]), .peer(.list))
+        XCTAssertEqual(try parse(["peer", "add", "/tmp/b.sock"]), .peer(.add("/tmp/b.sock")))
+        XCTAssertEqual(try parse(["peer", "remove", "b.sock"]), .peer(.remove("b.sock")))
+        XCTAssertEqual(try parse(["peer", "--help"]), .help("peer"))
+        assertUsageError(["peer", "add"], mentions: ["SOCKET"])
+        assertUsageError(["peer", "add", "a", "b"], mentions: ["SOCKET"])
+        assertUsageError(["peer", "list", "x"])
+        assertUsageError(["peer", "join", "x"], mentions: ["list, add, remove"])
+    }
+
     func testPlainCopyReadsTextFromStandardInputOnClipboard() throws {
         let request = try copy([])
         XCTAssertEqual(request.pasteboard, .general)

@@ -50,6 +50,8 @@ func sampleRequests() throws -> [ControlRequest] {
             .addDisplay(name: ":1"),
             .removeDisplay(name: "localhost:10.0"),
             .onDisplay(name: ":0"),
+            .peer(version: 1, daemon: UInt64.max, name: "pasteboardd 1 on :0", maximumFrameBytes: 1 << 28),
+            .peers, .addPeer(socket: "/tmp/b.sock", persistent: true), .removePeer(socket: "/tmp/b.sock"),
             .targets(pasteboard: "general"),
             .setItemProviders(pasteboard: "CLIPBOARD", types: [["UTF8_STRING", "text/html"], ["image/png"]], options: [.sensitive]),
             .provided(request: 7, data: Array("made on request".utf8)),
@@ -97,6 +99,8 @@ func sampleResponses() throws -> [ControlResponse] {
             .sourcedHistory([HistoryEntry(index: 0, timestamp: 1_760_000_000, pasteboard: "general", types: ["UTF8_STRING"],
                                           size: 5, preview: "hello", source: ContentSource(application: "Gedit", processID: 9)),
                              HistoryEntry(index: 1, timestamp: 2, pasteboard: "general", types: [], size: 0, preview: "")]),
+            .peers([PeerInfo(socket: "/run/user/1000/pasteboard/peer-ab.sock", state: "connected", lastError: ""),
+                    PeerInfo(socket: "/tmp/b.sock", state: "disconnected", lastError: "the peer closed the connection")]),
         ]
     }
 

@@ -36,6 +36,7 @@ final class RemoteAccessTests: XCTestCase {
             .read(pasteboard: "general", types: ["UTF8_STRING"], display: ""), .targets(pasteboard: "general"), .watch(pasteboards: []),
             .watchEvents(pasteboards: [], events: .changes),
             .setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: 5),
+            .peer(version: 1, daemon: 5, name: "another pasteboardd", maximumFrameBytes: 1 << 20),
         ]
         for request in served { XCTAssertNil(access.screen(request, rate: &rate, now: MonotonicInstant(nanoseconds: 1)), "\(request.kind)") }
         let denied: [ControlRequest] = [
@@ -45,6 +46,7 @@ final class RemoteAccessTests: XCTestCase {
             // Lazy providers answer from the providing process: one at home, never through a forward.
             .setItemProviders(pasteboard: "CLIPBOARD", types: [["UTF8_STRING"]], options: []), .provided(request: 1, data: []),
             .provideFailed(request: 1, reason: "no"),
+            .peers, .addPeer(socket: "/tmp/x.sock", persistent: true), .removePeer(socket: "/tmp/x.sock"),
         ]
         XCTAssertEqual(Set((served + denied).map(\.kind)), Set(ControlRequest.Kind.allCases), "every kind is decided")
         for request in denied {

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Two daemons, one pasteboard, measured side by side with a paste on one display, in one run.
+
+    bench/peers.py BIN_DIR [--reps N] [--small N] [--mib M]
+
+Starts two private Xvfb servers (A and B), a pasteboardd on each with its own runtime, state and config
+directories (two machines but for the network), and peers them (`pb peer add` of B's remote.sock, as through an
+`ssh -L` forward). Each measurement is the first paste of a fresh copy: xclip owns CLIPBOARD on A with the copy,
+and once B serves it, the bench's requestor (bench/tools/requestor.c: one conversion, INCR handled,
+CLOCK_MONOTONIC in-process) reads it on B — through B's pasteboardd, which fetches it over the peer connection
+from A's, which reads it from xclip — and then on A straight from xclip, the anchor. Small: N copies of one line
+(the median of each, in µs). Bulk: M MiB of random bytes, REPS copies (the median MiB/s); and for each copy the
+time from xclip -i to the first paste on B that gives its bytes. Prints markdown.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "tools"))
+from children import Children  # noqa: E402
+
+
+class Bench(Children):
+    def __init__(self, bin_dir):
+        super().__init__()
+        self.bin = bin_dir
+        self.work = tempfile.mkdtemp(prefix="pb-peers.")
+        self.requestor = os.path.join(self.work, "requestor")
+        self.homes = {}
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "x11"], capture_output=True, text=True, check=True).stdout.split()
+        subprocess.run(["cc", "-O2", "-o", self.requestor, os.path.join(HERE, "tools", "requestor.c")] + flags, check=True)
+
+    def close(self):
+        self.stop_all()
+        if not os.environ.get("PB_BENCH_KEEP"):
+            shutil.rmtree(self.work, ignore_errors=True)
+
+    def env(self, display):
+        home = self.homes.setdefault(display, os.path.join(self.work, "home" + display.replace(":", "-")))
+        env = dict(os.environ, DISPLAY=display, HOME=home, XDG_RUNTIME_DIR=os.path.join(home, "run"),
+                   XDG_STATE_HOME=os.path.join(home, "state"), XDG_CONFIG_HOME=os.path.join(home, "config"))
+        for key in ("NOTIFY_SOCKET", "JOURNAL_STREAM"):
+            env.pop(key, None)
+        return env
+
+    def pb(self, display, *args):
+        return subprocess.run([os.path.join(self.bin, "pb"), *args], env=self.env(display), capture_output=True)
+
+    def daemon(self, display):
+        env = self.env(display)
+        for sub in ("run", "state", "config"):
+            os.makedirs(os.path.join(env["HOME"], sub), mode=0o700, exist_ok=True)
+        self.start([os.path.join(self.bin, "pasteboardd")], env=env, stderr=subprocess.DEVNULL)
+        self.wait(lambda: self.pb(display, "count").returncode == 0, "the daemon")
+        return os.path.join(env["XDG_RUNTIME_DIR"], "pasteboard", "remote.sock")
+
+    @staticmethod
+    def wait(predicate, what, timeout=20):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"bench: timed out waiting for {what}")
+            time.sleep(0.002)
+
+    def paste(self, display, target, check=True, figures=False):
+        out = os.path.join(self.work, "pasted")
+        result = subprocess.run([self.requestor, "bulk", target, out], env=self.env(display), capture_output=True, timeout=120)
+        if result.returncode != 0:
+            if check:
+                raise SystemExit(f"bench: the paste of {target} on {display} failed: {result.stderr.decode(errors='replace')}")
+            return None
+        measured = json.loads(result.stdout)
+        with open(out, "rb") as f:
+            measured["data"] = f.read()
+        return measured if figures else measured["data"]
+
+    def fresh_copy(self, display, target, data):
+        owner = self.start(["xclip", "-quiet", "-i", "-selection", "clipboard", "-t", target], env=self.env(display),
+                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        owner.stdin.write(data)
+        owner.stdin.close()
+        return owner
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bin")
+    parser.add_argument("--reps", type=int, default=int(os.environ.get("PB_BENCH_REPS", 3)))
+    parser.add_argument("--small", type=int, default=30)
+    parser.add_argument("--mib", type=int, default=int(os.environ.get("PB_BENCH_BULK_MIB", 64)))
+    options = parser.parse_args()
+    bench = Bench(options.bin)
+    try:
+        a, b = bench.xvfb(), bench.xvfb()
+        bench.daemon(a)
+        remote_b = bench.daemon(b)
+        bench.pb(a, "peer", "add", remote_b)
+        bench.wait(lambda: b"\tconnected\t" in bench.pb(a, "peer", "list").stdout, "the peers")
+        payload = os.urandom(options.mib << 20)
+        small, bulk = {"cross": [], "same": [], "available": []}, {"cross": [], "same": [], "available": []}
+        for figures, runs, size, unit in ((small, options.small, 0, "seconds"), (bulk, options.reps, options.mib << 20, "mib_per_s")):
+            target = "UTF8_STRING" if size == 0 else "application/octet-stream"
+            for n in range(runs):
+                marker = f"marker {unit} {n}".encode()
+                owner = bench.fresh_copy(a, "UTF8_STRING", marker)
+                bench.wait(lambda: bench.paste(b, "UTF8_STRING", check=False) == marker, "the marker on B", timeout=60)
+                bench.stop(owner)
+                data = f"pasteboard benchmark, copy {n}: a short line of text\n".encode() if size == 0 else bytes([n]) + payload[1:]
+                began = time.monotonic()
+                owner = bench.fresh_copy(a, target, data)
+                while True:
+                    cross = bench.paste(b, target, check=False, figures=True)
+                    if cross and cross["data"] == data:
+                        break
+                    if time.monotonic() - began > 60:
+                        raise SystemExit(f"bench: B did not serve copy {n} within 60 s")
+                    time.sleep(0.001)
+                figures["available"].append((time.monotonic() - began) * 1e3)
+                figures["cross"].append(cross[unit] * (1e6 if unit == "seconds" else 1))
+                same = bench.paste(a, target, figures=True)
+                assert same["data"] == data
+                figures["same"].append(same[unit] * (1e6 if unit == "seconds" else 1))
+                bench.stop(owner)
+    finally:
+        bench.close()
+    sc, ss = statistics.median(small["cross"]), statistics.median(small["same"])
+    bc, bs = statistics.median(bulk["cross"]), statistics.median(bulk["same"])
+    sa, ba = statistics.median(small["available"]), statistics.median(bulk["available"])
+    print("# Two daemons, one pasteboard\n")
+    print(f"Two Xvfb servers, a pasteboardd on each (its own directories), peered through B's remote.sock; the first "
+          f"paste of each fresh copy made by xclip on A, read by bench/tools/requestor on B (through both daemons and "
+          f"the peer connection) and then on A (from xclip). {options.small} small copies, {options.reps} copies of "
+          f"{options.mib} MiB; medians.\n")
+    print("| row | across daemons (B) | same display (A, from xclip) | ratio |")
+    print("|---|---|---|---|")
+    print(f"| small paste, first of its copy | {sc:,.0f} µs | {ss:,.0f} µs | {sc / ss:.2f}× the time |")
+    print(f"| {options.mib} MiB paste, first of its copy | {bc:,.0f} MiB/s | {bs:,.0f} MiB/s | {bc / bs:.2f}× the throughput |")
+    print(f"| small copy: from xclip -i to its bytes pasted on the other daemon's display | {sa:,.1f} ms | | |")
+    print(f"| {options.mib} MiB copy: from xclip -i to its bytes pasted on the other daemon's display | {ba:,.0f} ms | | |")
+
+
+if __name__ == "__main__":
+    main()
