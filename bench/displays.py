@@ -16,33 +16,20 @@ deps-bench): `xpra start` on a third Xvfb (C, `--use-display`), `xpra attach` fr
 socket, the same copies made on C and read on D. Prints markdown.
 """
 import argparse
-import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tools"))
-from children import Children  # noqa: E402
+from pastebench import PasteBench  # noqa: E402
 
 
-class Bench(Children):
+class Bench(PasteBench):
     def __init__(self, bin_dir):
-        super().__init__()
-        self.bin = bin_dir
-        self.work = tempfile.mkdtemp(prefix="pb-displays.")
-        self.requestor = os.path.join(self.work, "requestor")
-        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "x11"], capture_output=True, text=True, check=True).stdout.split()
-        subprocess.run(["cc", "-O2", "-o", self.requestor, os.path.join(HERE, "tools", "requestor.c")] + flags, check=True)
-
-    def close(self):
-        self.stop_all()
-        if not os.environ.get("PB_BENCH_KEEP"):
-            shutil.rmtree(self.work, ignore_errors=True)
+        super().__init__(bin_dir, "pb-displays.")
 
     def env(self, display):
         env = dict(os.environ, DISPLAY=display, XDG_RUNTIME_DIR=os.path.join(self.work, "run"),
@@ -61,28 +48,6 @@ class Bench(Children):
         self.wait(lambda: subprocess.run([os.path.join(self.bin, "pb"), "displays"], env=self.env(displays[0]),
                                          capture_output=True).stdout.count(b"\tconnected") == len(displays), "the daemon")
         return process
-
-    @staticmethod
-    def wait(predicate, what, timeout=20):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"bench: timed out waiting for {what}")
-            time.sleep(0.002)
-
-    def paste(self, display, target, check=True, figures=False):
-        """One conversion of `target` on `display`: its bytes (nil when refused, unless `check`), or with `figures`
-        the requestor's figures with the bytes under "data"."""
-        out = os.path.join(self.work, "pasted")
-        result = subprocess.run([self.requestor, "bulk", target, out], env=self.env(display), capture_output=True, timeout=120)
-        if result.returncode != 0:
-            if check:
-                raise SystemExit(f"bench: the paste of {target} on {display} failed: {result.stderr.decode(errors='replace')}")
-            return None
-        measured = json.loads(result.stdout)
-        with open(out, "rb") as f:
-            measured["data"] = f.read()
-        return measured if figures else measured["data"]
 
     def xpra(self):
         """Two more Xvfbs joined by Xpra (server on C, client attached on D); returns (C, D)."""
@@ -115,12 +80,6 @@ class Bench(Children):
                     break
         raise SystemExit("bench: xpra's clipboard sync did not start within 60 s")
 
-    def fresh_copy(self, display, target, data):
-        owner = self.start(["xclip", "-quiet", "-i", "-selection", "clipboard", "-t", target], env=self.env(display),
-                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        owner.stdin.write(data)
-        owner.stdin.close()
-        return owner
 
 
 def main():

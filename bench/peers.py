@@ -14,34 +14,21 @@ from A's, which reads it from xclip — and then on A straight from xclip, the a
 time from xclip -i to the first paste on B that gives its bytes. Prints markdown.
 """
 import argparse
-import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tools"))
-from children import Children  # noqa: E402
+from pastebench import PasteBench  # noqa: E402
 
 
-class Bench(Children):
+class Bench(PasteBench):
     def __init__(self, bin_dir):
-        super().__init__()
-        self.bin = bin_dir
-        self.work = tempfile.mkdtemp(prefix="pb-peers.")
-        self.requestor = os.path.join(self.work, "requestor")
+        super().__init__(bin_dir, "pb-peers.")
         self.homes = {}
-        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "x11"], capture_output=True, text=True, check=True).stdout.split()
-        subprocess.run(["cc", "-O2", "-o", self.requestor, os.path.join(HERE, "tools", "requestor.c")] + flags, check=True)
-
-    def close(self):
-        self.stop_all()
-        if not os.environ.get("PB_BENCH_KEEP"):
-            shutil.rmtree(self.work, ignore_errors=True)
 
     def env(self, display):
         home = self.homes.setdefault(display, os.path.join(self.work, "home" + display.replace(":", "-")))
@@ -62,32 +49,6 @@ class Bench(Children):
         self.wait(lambda: self.pb(display, "count").returncode == 0, "the daemon")
         return os.path.join(env["XDG_RUNTIME_DIR"], "pasteboard", "remote.sock")
 
-    @staticmethod
-    def wait(predicate, what, timeout=20):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"bench: timed out waiting for {what}")
-            time.sleep(0.002)
-
-    def paste(self, display, target, check=True, figures=False):
-        out = os.path.join(self.work, "pasted")
-        result = subprocess.run([self.requestor, "bulk", target, out], env=self.env(display), capture_output=True, timeout=120)
-        if result.returncode != 0:
-            if check:
-                raise SystemExit(f"bench: the paste of {target} on {display} failed: {result.stderr.decode(errors='replace')}")
-            return None
-        measured = json.loads(result.stdout)
-        with open(out, "rb") as f:
-            measured["data"] = f.read()
-        return measured if figures else measured["data"]
-
-    def fresh_copy(self, display, target, data):
-        owner = self.start(["xclip", "-quiet", "-i", "-selection", "clipboard", "-t", target], env=self.env(display),
-                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        owner.stdin.write(data)
-        owner.stdin.close()
-        return owner
 
 
 def main():
