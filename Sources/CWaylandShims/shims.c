@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <wayland-client.h>
 
 #include "generated/ext-data-control-v1-client-protocol.h"
 #include "generated/wlr-data-control-unstable-v1-client-protocol.h"
