@@ -172,10 +172,7 @@ final class ClipboardManager {
             // Kept content is written up to the history's budget, whatever its source (a pb copy may exceed the
             // snapshot cap): it is read back up to that. Its large representations stay in the file and are
             // served from there.
-            let file = try OpenFile(readingAt: path)
-            let limit = ContentArchive.readLimit(contentBytes: configuration.historyMaxBytes)
-            guard file.size <= limit else { throw SystemError.limitExceeded(operation: "reading \(path)", limit: limit) }
-            let archive = try ContentArchive.open(file, skipped: &skipped)
+            let archive = try ContentArchive.open(path: path, contentBytes: configuration.historyMaxBytes, skipped: &skipped)
             if !skipped.isEmpty { log.info("restoring \(name) without \(skipped.count) of its types: \(skipped.summary())") }
             guard !archive.content.items.isEmpty else {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")
@@ -318,19 +315,14 @@ final class ClipboardManager {
         if !paused { record(name, content) }
     }
 
-    /// Keeps a copy made on another kind of endpoint (a Wayland seat), read there: recorded as this display's own
-    /// copies are (history, the kept clipboard), at the count this display adopted for it.
-    func recordElsewhere(_ name: PasteboardName, _ content: PasteboardContent) {
-        record(name, content)
-    }
-
     /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history, whatever
     /// its size — written on the writer thread (atomically, 0600), so a large copy holds nothing on the loop,
     /// and the history keeps no copy of its own once the file is written. The kept content is written once:
     /// when the history holds it on disk, the archive is a hard link to the history entry's file (a 10 MiB
     /// copy costs one write and one fsync, not two of each). Content larger than the history's whole budget
-    /// (`historyMaxBytes`) is neither recorded nor written: it is served from memory while it lasts.
-    private func record(_ name: PasteboardName, _ content: PasteboardContent) {
+    /// (`historyMaxBytes`) is neither recorded nor written: it is served from memory while it lasts. A copy
+    /// another kind of endpoint read (a Wayland seat's) is recorded here too, at the count this display adopted.
+    func record(_ name: PasteboardName, _ content: PasteboardContent) {
         guard !content.isKeptOnlyWhileServed, !paused else { return }
         let fits = content.byteCount <= configuration.historyMaxBytes
         let time = WallClock.now
@@ -403,7 +395,7 @@ final class ClipboardManager {
         let archive: ContentArchive
         do {
             var skipped: [SkippedRepresentation] = []
-            archive = try ContentArchive.open(try OpenFile(readingAt: adoption.path), skipped: &skipped)
+            archive = try ContentArchive.open(path: adoption.path, contentBytes: configuration.historyMaxBytes, skipped: &skipped)
         } catch {
             log.limited(.warning, key: "adopt", "cannot serve \(name) from \(adoption.path), serving it from memory: \(error)")
             return

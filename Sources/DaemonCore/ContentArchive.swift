@@ -75,6 +75,15 @@ struct ContentArchive: Equatable {
         return try decode(&reader, skipped: &skipped)
     }
 
+    /// `open(_:skipped:)` of the archive at `path`, refused (`SystemError.limitExceeded`) when the file is larger
+    /// than an archive of `contentBytes` of content can be (`readLimit`), before anything is read.
+    static func open(path: String, contentBytes: Int, skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
+        let file = try OpenFile(readingAt: path)
+        let limit = readLimit(contentBytes: contentBytes)
+        guard file.size <= limit else { throw SystemError.limitExceeded(operation: "reading \(path)", limit: limit) }
+        return try open(file, skipped: &skipped)
+    }
+
     private static func decode<Reader: ArchiveReading>(_ reader: inout Reader, skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         do {
             let count = try reader.u64("changeCount")

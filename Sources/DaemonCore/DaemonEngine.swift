@@ -173,7 +173,7 @@ public final class DaemonEngine {
                                            policy: configuration.snapshotPolicy, conversions: conversions, table: table,
                                            conversionTimeout: .milliseconds(configuration.conversionTimeoutMs))
         endpoint.isPaused = { [weak self] in self?.manager.paused ?? false }
-        endpoint.record = { [weak self] name, content in self?.manager.recordElsewhere(name, content) }
+        endpoint.record = { [weak self] name, content in self?.manager.record(name, content) }
         nextEndpoint += 1
         endpoint.engine = bridge
         endpoint.broadcast = { [weak self] in self?.announce($0) }
@@ -543,10 +543,7 @@ public final class DaemonEngine {
         var content = PasteboardContent(items: [], isSensitive: options.contains(.sensitive), isTransient: true,
                                         isLocalOnly: options.contains(.localOnly))
         content.source = client.source
-        if content.isSensitive, let hint = try? PasteboardItem([Representation(type: PasteboardType(SnapshotPolicy.passwordManagerHint),
-                                                                                 data: Array("secret".utf8))]) {
-            content.items = [hint]
-        }
+        if content.isSensitive { mark(&content, PasteboardType(SnapshotPolicy.passwordManagerHint), Array("secret".utf8)) }
         let remote = ServedContent.RemoteTypes(types: session.types) { [weak session, name] type, completion in
             guard let session else { return completion(.failed("the application that copied \(name) is gone")) }
             session.fetch(type, completion: completion)
@@ -589,30 +586,27 @@ public final class DaemonEngine {
         let name = session.pasteboard
         session.end("the application that copied \(name) is gone")
         guard let count = session.count else { return }
-        for side in sides where side.service.count(of: name) == count && side.service.isOwned(name) {
-            let served = side.service.content(of: name)
-            if served == nil, let kept = session.providedContent(sensitive: false, localOnly: false) {
-                var content = kept
-                if let board = side.service.boards.board(named: name)?.served {
-                    content.isSensitive = board.content.isSensitive
-                    content.isLocalOnly = board.content.isLocalOnly
-                    content.source = board.content.source
-                    content.items = board.content.items + content.items   // the password-manager hint, if any
-                }
+        // The side serving the provider's content: it owns the pasteboard at that change, with bytes on request, for
+        // no other endpoint (the others serve it as the engine's offer and follow what this side does).
+        for side in sides where side.service.count(of: name) == count && side.service.content(of: name) == nil && side.mirrors[name] == nil {
+            guard let served = side.service.boards.board(named: name)?.served else { continue }
+            if let kept = session.providedContent(of: served.content) {
                 log.info("the application providing \(name) went away: serving the \(kept.types.count) types it provided")
-                side.service.own(name, SelectionService.Ownership(content: content, silent: true)) { _ in }
-            } else if served == nil {
+                side.service.own(name, SelectionService.Ownership(content: kept, silent: true)) { _ in }
+            } else {
                 log.info("the application providing \(name) went away having provided nothing: clearing it")
                 side.service.clear(name) { _ in }
             }
         }
     }
 
-    /// Adds a marker target to the content's first item, unless some item offers it already (or the item is full).
+    /// Adds a marker target to the content's first item (an item of its own when there is none: a lazy
+    /// provider's content), unless some item offers it already (or the item is full).
     private func mark(_ content: inout PasteboardContent, _ marker: PasteboardType, _ value: [UInt8]) {
-        guard !content.items.isEmpty, !content.types.contains(marker),
-              let marked = try? PasteboardItem(content.items[0].representations + [Representation(type: marker, data: value)]) else { return }
-        content.items[0] = marked
+        guard !content.types.contains(marker),
+              let marked = try? PasteboardItem((content.items.first?.representations ?? []) + [Representation(type: marker, data: value)])
+        else { return }
+        if content.items.isEmpty { content.items = [marked] } else { content.items[0] = marked }
     }
 
     private func items(_ raw: String, _ client: Client) {

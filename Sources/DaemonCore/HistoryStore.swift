@@ -89,10 +89,8 @@ final class HistoryStore {
         let archive: ContentArchive?
         if let bytes = writer.pendingBytes(for: path) {
             archive = try? ContentArchive.decode(bytes, skipped: &skipped)
-        } else if let file = try? OpenFile(readingAt: path), file.size <= ContentArchive.readLimit(contentBytes: maximumBytes) {
-            archive = try? ContentArchive.open(file, skipped: &skipped)
         } else {
-            archive = nil
+            archive = try? ContentArchive.open(path: path, contentBytes: maximumBytes, skipped: &skipped)
         }
         guard let archive, !archive.content.items.isEmpty else { return nil }
         return archive.content

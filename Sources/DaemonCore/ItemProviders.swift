@@ -84,16 +84,19 @@ final class ProviderSession {
         for (_, request) in waiting { request.completion(.failed(reason)) }
     }
 
-    /// What stays of the content once the client is gone: the items with the types it provided, in order
-    /// (nil when it provided none).
-    func providedContent(sensitive: Bool, localOnly: Bool) -> PasteboardContent? {
+    /// What stays of `served` — the content served for the session: its flags, who copied it and its own items
+    /// (the password-manager hint of a sensitive copy) — once the client is gone: with the items of the types it
+    /// provided, in order; nil when it provided none.
+    func providedContent(of served: PasteboardContent) -> PasteboardContent? {
         let kept = items.compactMap { types -> PasteboardItem? in
             let representations = types.compactMap { type in provided[type].map { Representation(type: type, data: $0) } }
             return representations.isEmpty ? nil : try? PasteboardItem(representations)
         }
         guard !kept.isEmpty else { return nil }
-        // Kept only while served: it was never written to the disk, and is not now.
-        return PasteboardContent(items: kept, isSensitive: sensitive, isTransient: true, isLocalOnly: localOnly)
+        // Kept only while served (`served` is transient): it was never written to the disk, and is not now.
+        var content = served
+        content.items += kept
+        return content
     }
 
     /// Why `types` cannot be announced (one list per item), or nil.

@@ -38,8 +38,6 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private let connection: WaylandConnection
     private let clock: any MonotonicClock
     private let log: Logger
-    /// The most bytes one read of another client's selection may bring.
-    private let readCap: Int
     private var counts: [PasteboardName: UInt64] = [:]
     private var serial: UInt64 = 0
 
@@ -123,7 +121,6 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         self.clock = clock
         self.log = log
         self.policy = policy
-        self.readCap = policy.snapshotCap
     }
 
     /// The data-control protocol bound, for `pb status`.
@@ -379,7 +376,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard let mime = WaylandTypes.mimeType(for: type, offered: offerTypes[offer] ?? []) else {
             return completion(.failed("\(pasteboard) on \(name) does not offer \(type)"))
         }
-        if read(offer, mime, cap: readCap, completion: completion) == nil {
+        // The most one read of another client's selection may bring: the snapshot's whole cap.
+        if read(offer, mime, cap: policy.snapshotCap, completion: completion) == nil {
             completion(.failed("\(pasteboard) on \(name) is gone"))
         }
     }
