@@ -15,7 +15,6 @@ gives its bytes. The anchor for crossing displays is Xpra's clipboard sync (Debi
 deps-bench): `xpra start` on a third Xvfb (C, `--use-display`), `xpra attach` from a fourth (D) over a local
 socket, the same copies made on C and read on D. Prints markdown.
 """
-import argparse
 import os
 import statistics
 import subprocess
@@ -24,6 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tools"))
+import pastebench  # noqa: E402
 from pastebench import PasteBench  # noqa: E402
 
 
@@ -83,56 +83,19 @@ class Bench(PasteBench):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bin")
-    parser.add_argument("--reps", type=int, default=int(os.environ.get("PB_BENCH_REPS", 3)))
-    parser.add_argument("--small", type=int, default=30)
-    parser.add_argument("--mib", type=int, default=int(os.environ.get("PB_BENCH_BULK_MIB", 64)))
-    options = parser.parse_args()
+    options = pastebench.options()
     bench = Bench(options.bin)
     try:
         a, b = bench.xvfb(), bench.xvfb()
         bench.daemon([a, b])
         payload = os.urandom(options.mib << 20)
 
-        def measure(origin, reader, tag, anchor=True):
-            """The first paste of fresh copies on `origin` read on `reader` — and on `origin` too, the anchor — and
-            the time from the copy to the first paste on `reader` that gives its bytes. Before each copy a small
-            marker copy is waited for on `reader`, so a paste that gives the new bytes is the new copy's first."""
-            small, bulk = {"cross": [], "same": [], "available": []}, {"cross": [], "same": [], "available": []}
-            for figures, runs, size, unit in ((small, options.small, 0, "seconds"), (bulk, options.reps, options.mib << 20, "mib_per_s")):
-                target = "UTF8_STRING" if size == 0 else "application/octet-stream"
-                for n in range(runs):
-                    marker = f"marker {tag} {unit} {n}".encode()
-                    owner = bench.fresh_copy(origin, "UTF8_STRING", marker)
-                    bench.wait(lambda: bench.paste(reader, "UTF8_STRING", check=False) == marker, f"the marker on {reader}", timeout=60)
-                    bench.stop(owner)
-                    data = (f"pasteboard benchmark {tag}, copy {n}: a short line of text\n".encode() if size == 0
-                            else bytes([n]) + payload[1:])
-                    began = time.monotonic()
-                    owner = bench.fresh_copy(origin, target, data)
-                    while True:
-                        cross = bench.paste(reader, target, check=False, figures=True)
-                        if cross and cross["data"] == data:
-                            break
-                        if time.monotonic() - began > 60:
-                            raise SystemExit(f"bench: {reader} did not serve {tag}'s copy {n} within 60 s")
-                        time.sleep(0.001)
-                    figures["available"].append((time.monotonic() - began) * 1e3)
-                    figures["cross"].append(cross[unit] * (1e6 if unit == "seconds" else 1))
-                    if anchor:
-                        same = bench.paste(origin, target, figures=True)
-                        assert same["data"] == data
-                        figures["same"].append(same[unit] * (1e6 if unit == "seconds" else 1))
-                    bench.stop(owner)
-            return small, bulk
-
-        small, bulk = measure(a, b, "pb")
+        small, bulk = bench.measure(a, b, "pb", payload, options.small, options.reps)
         xpra = None
         if os.access("/usr/bin/xpra", os.X_OK):
             c, d = bench.xpra()
             try:
-                xpra = measure(c, d, "xpra", anchor=False)
+                xpra = bench.measure(c, d, "xpra", payload, options.small, options.reps, anchor=False)
             except SystemExit as failure:
                 xpra = "Xpra failed: " + str(failure).removeprefix("bench: ")
     finally:

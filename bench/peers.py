@@ -13,15 +13,14 @@ from A's, which reads it from xclip — and then on A straight from xclip, the a
 (the median of each, in µs). Bulk: M MiB of random bytes, REPS copies (the median MiB/s); and for each copy the
 time from xclip -i to the first paste on B that gives its bytes. Prints markdown.
 """
-import argparse
 import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tools"))
+import pastebench  # noqa: E402
 from pastebench import PasteBench  # noqa: E402
 
 
@@ -52,12 +51,7 @@ class Bench(PasteBench):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bin")
-    parser.add_argument("--reps", type=int, default=int(os.environ.get("PB_BENCH_REPS", 3)))
-    parser.add_argument("--small", type=int, default=30)
-    parser.add_argument("--mib", type=int, default=int(os.environ.get("PB_BENCH_BULK_MIB", 64)))
-    options = parser.parse_args()
+    options = pastebench.options()
     bench = Bench(options.bin)
     try:
         a, b = bench.xvfb(), bench.xvfb()
@@ -66,30 +60,7 @@ def main():
         bench.pb(a, "peer", "add", remote_b)
         bench.wait(lambda: b"\tconnected\t" in bench.pb(a, "peer", "list").stdout, "the peers")
         payload = os.urandom(options.mib << 20)
-        small, bulk = {"cross": [], "same": [], "available": []}, {"cross": [], "same": [], "available": []}
-        for figures, runs, size, unit in ((small, options.small, 0, "seconds"), (bulk, options.reps, options.mib << 20, "mib_per_s")):
-            target = "UTF8_STRING" if size == 0 else "application/octet-stream"
-            for n in range(runs):
-                marker = f"marker {unit} {n}".encode()
-                owner = bench.fresh_copy(a, "UTF8_STRING", marker)
-                bench.wait(lambda: bench.paste(b, "UTF8_STRING", check=False) == marker, "the marker on B", timeout=60)
-                bench.stop(owner)
-                data = f"pasteboard benchmark, copy {n}: a short line of text\n".encode() if size == 0 else bytes([n]) + payload[1:]
-                began = time.monotonic()
-                owner = bench.fresh_copy(a, target, data)
-                while True:
-                    cross = bench.paste(b, target, check=False, figures=True)
-                    if cross and cross["data"] == data:
-                        break
-                    if time.monotonic() - began > 60:
-                        raise SystemExit(f"bench: B did not serve copy {n} within 60 s")
-                    time.sleep(0.001)
-                figures["available"].append((time.monotonic() - began) * 1e3)
-                figures["cross"].append(cross[unit] * (1e6 if unit == "seconds" else 1))
-                same = bench.paste(a, target, figures=True)
-                assert same["data"] == data
-                figures["same"].append(same[unit] * (1e6 if unit == "seconds" else 1))
-                bench.stop(owner)
+        small, bulk = bench.measure(a, b, "pb", payload, options.small, options.reps)
     finally:
         bench.close()
     sc, ss = statistics.median(small["cross"]), statistics.median(small["same"])

@@ -2,6 +2,7 @@
 """What the cross-endpoint benchmarks share (bench/displays.py, bench/peers.py): the C requestor compiled once,
 pastes through it with its figures, fresh xclip copies, waiting, and cleaning up. A subclass says how each display
 is set up (`env`) and how pasteboardd is started."""
+import argparse
 import json
 import os
 import shutil
@@ -60,3 +61,47 @@ class PasteBench(Children):
         owner.stdin.write(data)
         owner.stdin.close()
         return owner
+
+    def measure(self, origin, reader, tag, payload, small_runs, bulk_runs, anchor=True):
+        """The first paste of fresh copies on `origin` read on `reader` — and on `origin` too, the anchor, unless not
+        `anchor` — and the time from the copy to the first paste on `reader` that gives its bytes: `small_runs` copies
+        of one line (µs), `bulk_runs` of `payload` (MiB/s). Before each copy a small marker copy is waited for on
+        `reader`, so a paste that gives the new bytes is the new copy's first. Returns (small, bulk), each a dict of
+        lists: "cross", "same", "available" (ms)."""
+        small, bulk = {"cross": [], "same": [], "available": []}, {"cross": [], "same": [], "available": []}
+        for figures, runs, size, unit in ((small, small_runs, 0, "seconds"), (bulk, bulk_runs, len(payload), "mib_per_s")):
+            target = "UTF8_STRING" if size == 0 else "application/octet-stream"
+            for n in range(runs):
+                marker = f"marker {tag} {unit} {n}".encode()
+                owner = self.fresh_copy(origin, "UTF8_STRING", marker)
+                self.wait(lambda: self.paste(reader, "UTF8_STRING", check=False) == marker, f"the marker on {reader}", timeout=60)
+                self.stop(owner)
+                data = (f"pasteboard benchmark {tag}, copy {n}: a short line of text\n".encode() if size == 0
+                        else bytes([n]) + payload[1:])
+                began = time.monotonic()
+                owner = self.fresh_copy(origin, target, data)
+                while True:
+                    cross = self.paste(reader, target, check=False, figures=True)
+                    if cross and cross["data"] == data:
+                        break
+                    if time.monotonic() - began > 60:
+                        raise SystemExit(f"bench: {reader} did not serve {tag}'s copy {n} within 60 s")
+                    time.sleep(0.001)
+                figures["available"].append((time.monotonic() - began) * 1e3)
+                figures["cross"].append(cross[unit] * (1e6 if unit == "seconds" else 1))
+                if anchor:
+                    same = self.paste(origin, target, figures=True)
+                    assert same["data"] == data
+                    figures["same"].append(same[unit] * (1e6 if unit == "seconds" else 1))
+                self.stop(owner)
+        return small, bulk
+
+
+def options():
+    """The cross-endpoint benchmarks' command line: BIN_DIR [--reps N] [--small N] [--mib M]."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bin")
+    parser.add_argument("--reps", type=int, default=int(os.environ.get("PB_BENCH_REPS", 3)))
+    parser.add_argument("--small", type=int, default=30)
+    parser.add_argument("--mib", type=int, default=int(os.environ.get("PB_BENCH_BULK_MIB", 64)))
+    return parser.parse_args()
