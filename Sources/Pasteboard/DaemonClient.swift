@@ -131,7 +131,9 @@ final class DaemonClient {
         return Self.refusal(inPlaceOfHello: answer)
     }
 
-    /// Waits for the next response (also used to read `changed` events after `watch`).
+    /// Waits for the next response (also used to read `changed` events after `watch`) until `deadline` (nil: as
+    /// long as it takes); `.timedOut` when none has come by then. A deadline already past returns a response
+    /// that has arrived, without waiting.
     func receive(deadline: MonotonicInstant?) throws(DaemonClientError) -> ControlResponse {
         while true {
             do {
@@ -139,11 +141,15 @@ final class DaemonClient {
             } catch {
                 throw .protocolFailure("\(error)")
             }
+            // A deadline reached still looks once, without waiting: what has already arrived is returned (a
+            // zero timeout asks "anything yet?", and must not answer no while an event sits in the socket).
             let timeout = deadline.map { clock.now().millisecondsUntil($0) }
-            if timeout == 0 { throw .timedOut }
             do {
                 let ready = try Poller.wait(PollRequest(fd, .readable), timeoutMilliseconds: timeout)
-                if ready.isEmpty { continue }
+                if ready.isEmpty {
+                    if timeout == 0 { throw DaemonClientError.timedOut }
+                    continue
+                }
                 // Only the bytes read are written: a zero-filled buffer cost every start of pb 16 page faults.
                 switch try fd.readAvailable(max: 65536) {
                 case .data(let bytes): decoder.append(bytes[...])
