@@ -94,9 +94,8 @@ let package = Package(
             dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport"]
         ),
 
-        /// The example programs of docs/library.md, built and run by the tests so they stay true.
-        .executableTarget(name: "CopyRich", dependencies: ["Pasteboard"], path: "docs/examples/CopyRich"),
-        .executableTarget(name: "ProvideLazily", dependencies: ["Pasteboard"], path: "docs/examples/ProvideLazily"),
+        // The example programs of docs/library.md are a package of their own (docs/examples), depending on
+        // this one by path as a program of yours would; ExamplesTests builds and runs them.
 
         // MARK: - Build plugins
 

@@ -104,6 +104,22 @@ final class PasteboardModelTests: DesktopTestCase {
         }
     }
 
+    /// A zero timeout asks "has a change come?": it returns one that has arrived (it once answered timedOut
+    /// without looking, so a program polling its watchers never saw a change), and `.timedOut` only when none has.
+    func testAWatcherWithAZeroTimeoutReturnsAChangeThatHasArrived() throws {
+        let watcher = try PasteboardWatcher(pasteboards: [.general], environment: desktop.environment)
+        XCTAssertThrowsError(try watcher.next(timeoutMilliseconds: 0)) { XCTAssertEqual($0 as? PasteboardError, .timedOut) }
+        let before = try count()
+        try pb("copy", input: Array("arrived".utf8))
+        var change: PasteboardChange?
+        try waitUntil(10, "the change is returned without waiting") {
+            change = try? watcher.next(timeoutMilliseconds: 0)
+            return change != nil
+        }
+        XCTAssertEqual(change?.changeCount, before + 1)
+        XCTAssertThrowsError(try watcher.next(timeoutMilliseconds: 0)) { XCTAssertEqual($0 as? PasteboardError, .timedOut) }
+    }
+
     func testNamedPasteboardIsAnXSelectionGTKAndTkRead() throws {
         let name = "_PB_TEST_BOARD"
         try pb("pasteboard", "create", name)
@@ -150,81 +166,5 @@ final class PasteboardModelTests: DesktopTestCase {
         XCTAssertEqual(records[0]?["state"] as? String, "data")
         XCTAssertEqual(records[1]?["state"] as? String, "clear")
         XCTAssertEqual((records[1]?["changeCount"] as? Int).map { $0 - 1 }, records[0]?["changeCount"] as? Int)
-    }
-
-    /// The lazy-provider example (docs/examples/ProvideLazily) announces plain text and HTML; xclip and GTK
-    /// read them, each type made once in that process when first asked for; a new copy ends it. Then the same
-    /// program killed (SIGKILL) after one type was provided: that type stays pasteable, the count does not move.
-    func testALazyProviderInAnotherProcessAnswersXclipAndGTK() throws {
-        let (process, output) = try startProvider()
-        let before = try count()
-        let made = "made by process \(process.processIdentifier)"
-        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).text, "<p>made by <b>process \(process.processIdentifier)</b></p>")
-        let gtk = try run("/usr/bin/python3", [peer("toolkits.py"), "gtk"], timeout: 60)
-        let reply = (try JSONSerialization.jsonObject(with: Data(gtk.stdout)) as? [String: Any]) ?? [:]
-        XCTAssertEqual(reply["text"] as? String, made, gtk.stderr)
-        XCTAssertEqual(reply["html"] as? String, "<p>made by <b>process \(process.processIdentifier)</b></p>")
-        XCTAssertEqual(try pb("paste").text, made, "pb paste too")
-        XCTAssertEqual(try count(), before, "reading is not a change")
-        try pb("copy", input: Array("next".utf8))
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(process.terminationStatus, 0, text)
-        XCTAssertEqual(text.components(separatedBy: "asked for text/html").count - 1, 1, "HTML made once: \(text)")
-        XCTAssertEqual(text.components(separatedBy: "asked for text/plain;charset=utf-8").count - 1, 1, "text made once: \(text)")
-        XCTAssertTrue(text.contains("changed to \(before + 1): data"), text)
-
-        let (killed, _) = try startProvider()
-        let html = try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).text
-        let countThen = try count()
-        kill(killed.processIdentifier, SIGKILL)
-        killed.waitUntilExit()
-        try waitUntil(10, "the daemon holds what was provided, the provider gone") {
-            // What was provided, in memory (with the marker naming who copied it, which the daemon adds standing in).
-            (Int(try status()["memory-bytes.CLIPBOARD"] ?? "") ?? 0) >= html.utf8.count
-        }
-        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).text, html, "what was provided stays")
-        XCTAssertEqual(try pb("paste").text.trimmingCharacters(in: .whitespacesAndNewlines), "made by process \(killed.processIdentifier)",
-                       "plain text is now made from the HTML")
-        XCTAssertEqual(try count(), countThen, "withdrawing what was never provided is not a change")
-    }
-
-    private func startProvider() throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tools.buildDirectory + "/ProvideLazily")
-        process.environment = desktop.environment
-        let output = Pipe()
-        process.standardOutput = output
-        let before = try count()
-        try process.run()
-        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGTERM); process.waitUntilExit() } }
-        try waitUntil(20, "the provider's copy is served") { try count() == before + 1 && status()["watchers"] == "1" }
-        return (process, output)
-    }
-
-    func testTheLibraryExampleRuns() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tools.buildDirectory + "/CopyRich")
-        process.environment = desktop.environment
-        let output = Pipe()
-        process.standardOutput = output
-        let before = try count()
-        try process.run()
-        defer { stop(process) }
-        // The example writes, reads back, then waits for the next change (its output is buffered
-        // until it exits, since standard output is a pipe).
-        try waitUntil(20, "the example waits for a change") { try status()["watchers"] == "1" }
-        XCTAssertEqual(try count(), before + 1, "one write with three representations is one change")
-        XCTAssertEqual(try pb("paste").text, "Hello, pasteboard")
-        XCTAssertEqual(try pb("paste", "-t", "rtf").text, #"{\rtf1\ansi Hello, {\b pasteboard}\par}"#)
-        try pb("copy", input: Array("https://example.org/next".utf8))
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(process.terminationStatus, 0, text)
-        XCTAssertTrue(text.contains("changeCount is now \(before + 1)"), text)
-        XCTAssertTrue(text.contains("<p>Hello, <b>pasteboard</b></p>"), text)
-        XCTAssertTrue(text.contains(#"copied by pb, patterns: ["url"]"#), "the change says who copied and what the text is: \(text)")
-        XCTAssertTrue(text.contains("com.apple.flat-rtfd"), text)
-        XCTAssertTrue(text.contains("changed to \(before + 2): data"), text)
     }
 }
