@@ -125,6 +125,33 @@ final class WaylandSeatTests: DesktopTestCase {
         XCTAssertTrue(try wayland.run("wl-paste", ["--type", "text/rtf"], timeout: 10).text.contains("over"))
     }
 
+    /// An alias never passes one format off as another: `wl-copy -t text/html` offers the HTML under five plain-text
+    /// names too; X and pb get the HTML's text as plain text (made from the HTML), never its markup, and the copy
+    /// is recorded as the HTML it is. Flat RTFD copied on X is offered on Wayland under its own name and a
+    /// MIME-shaped one, both the same bytes.
+    func testWlCopysPlainTextAliasesOfHTMLAreNotTakenForTextAndRTFDHasAMIMEName() throws {
+        let owner = try wlCopy(Array("<p>only <b>markup</b> here</p>".utf8), ["--type", "text/html"])
+        try waitUntil(5, "X reads the copy") { try run("xclip", ["-o", "-selection", "clipboard", "-t", "text/html"]).text.contains("<b>markup</b>") }
+        let text = try run("xclip", ["-o", "-selection", "clipboard"]).text
+        XCTAssertTrue(text.contains("only markup here") && !text.contains("<"), "UTF8_STRING is the HTML's text: \(text)")
+        XCTAssertFalse(try pb("paste").text.contains("<b>"), "pb paste too")
+        let types = try pb("types").text.split(separator: "\n").map(String.init).filter { !["TARGETS", "TIMESTAMP", "MULTIPLE"].contains($0) }
+        XCTAssertEqual(types.first, "text/html", "the copy is the HTML, its text derived: \(types)")
+        try waitUntil(5, "the copy is in history") { try pb("history", "list").text.contains("text/html") }
+        stop(owner)
+
+        let rtfd = try run(desktop.pb, ["convert", "--from", "rtf", "--to", "rtfd"], input: Array(#"{\rtf1\ansi flat {\b RTFD}\par}"#.utf8)).stdout
+        let file = desktop.home + "/copy.rtfd"
+        try Data(rtfd).write(to: URL(fileURLWithPath: file))
+        try pb("copy", "-t", "com.apple.flat-rtfd=\(file)")
+        try waitUntil(5, "wl-paste lists RTFD under both names") {
+            let listed = try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).text.split(separator: "\n")
+            return listed.contains("com.apple.flat-rtfd") && listed.contains("application/x-apple-flat-rtfd")
+        }
+        XCTAssertEqual(try wayland.run("wl-paste", ["--type", "application/x-apple-flat-rtfd"], timeout: 10).stdout, rtfd)
+        XCTAssertEqual(try wayland.run("wl-paste", ["--type", "com.apple.flat-rtfd"], timeout: 10).stdout, rtfd)
+    }
+
     /// The compositor killed: the daemon goes on serving X (what it had read of the last Wayland copy stays
     /// pasteable there), tries the compositor again, and serves its seat once it is back on the same socket.
     func testACompositorKilledAndRestartedIsServedAgain() throws {
