@@ -285,6 +285,7 @@ final class RemoteTests: DesktopTestCase {
             "echo $LC_PASTEBOARD_SESSION > '\(sessionFile)'; "
                 + "pb paste -t application/x-pb-test | python3 -c 'import os, sys, time; open(\"\(pidFile)\", \"w\").write(str(os.getpid())); sys.stdin.buffer.read(1); time.sleep(60)'",
             host: host)
+        defer { _ = session.finish(timeout: 5) }   // a failed check's too
         try waitUntil(30, "the paste is under way") {
             try FileManager.default.fileExists(atPath: pidFile) && pb("status").text.contains("transfers: 1")
         }
