@@ -9,8 +9,9 @@ extension Runner {
     ///
     /// 1. `SSHMaster.openArguments`: a master connection, in the background once it is authenticated and the
     ///    forward is established; ssh's status when it is not (255, ssh saying why).
-    /// 2. The watcher, `pb ssh-cleanup` (`sshCleanup`): a pb of its own session with its standard input and output
-    ///    on /dev/null, so that neither the terminal's signals nor its hangup reach it.
+    /// 2. The watcher, `pb ssh-cleanup` (`sshCleanup`): a pb in a session of its own, which the terminal's signals
+    ///    and hangup do not reach, its standard input, output and error on /dev/null (it holds no pipe of the
+    ///    caller's open).
     /// 3. pb becomes the session's ssh (`SSHMaster.sessionArguments`), a client of the master: its terminal,
     ///    signals, PID and exit status are ssh's, as if ssh had been run directly.
     ///
@@ -34,8 +35,8 @@ extension Runner {
             return fail("the runtime directory's path is too long for ssh's control socket there (\(master.controlPath))")
         }
         do { try directories.createRuntime() } catch { return fail("\(error)") }
-        // Until pb becomes the session's ssh, the terminal's signals are the master's ssh's to act on (a Ctrl-C at
-        // its password prompt ends it, and pb with its status): pb stays to start the watcher.
+        // Until pb becomes the session's ssh, the terminal's signals are for the master's ssh (a Ctrl-C at its
+        // password prompt ends it, and pb then exits with its status), not for pb, which has the watcher to start.
         for signal in [Signal.interrupt, .quit, .hangup] { try? Signals.ignore(signal) }
         let opened = runSSH(master.openArguments(options: options, localSocket: local), environment: environment)
         guard opened == .exited(0) else { exit(as: opened) }
@@ -109,7 +110,7 @@ extension Runner {
     /// `parent` — pb, become the session's ssh — has ended, then `close`s `master`. The kernel says when
     /// (`PR_SET_PDEATHSIG`, as SIGTERM, read from a signalfd); a parent that ended before that was asked for is
     /// seen in this process's parent having changed. SIGTERM, SIGINT or SIGHUP sent to it by anyone also make it
-    /// clean up at once. No setting up it cannot do is waited out: it cleans up then.
+    /// clean up at once, and so does failing to set up the wait: a master nobody watches would outlive the session.
     func sshCleanup(_ master: SSHMaster, parent: Int32) -> ExitCode {
         do {
             let signals = try SignalDescriptor(signals: [.terminate, .interrupt, .hangup])
