@@ -40,8 +40,11 @@ let package = Package(
         .target(name: "XTypes"),
         /// The only Swift target that sees Xlib: a connection, atoms, windows, properties, selections, XFixes.
         .target(name: "XClient", dependencies: ["CX11", "CX11Shims", "XTypes"]),
-        /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, atomic files, sd_notify.
-        .target(name: "SystemSupport"),
+        /// What Swift cannot call from libc (prctl, syscall: variadic) or see (GNU-only flags). Every symbol is prefixed
+        /// `pbs_`; only SystemSupport imports it.
+        .target(name: "CSystemShims"),
+        /// The only other caller of libc: fds, poll, Unix sockets, signals, clocks, child processes, atomic files, sd_notify.
+        .target(name: "SystemSupport", dependencies: ["CSystemShims"]),
         /// The image libraries opened on first use, not linked (linked, they cost every start of pb and pasteboardd the
         /// loader's time): libspng (PNG) with the inflaters of its image data, libdeflate and zlib; TurboJPEG; libwebp;
         /// giflib; libtiff. Each a table of the functions used, typed from its header (the -dev packages) and filled

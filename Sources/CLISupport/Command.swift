@@ -28,6 +28,9 @@ public enum Command: Equatable, Sendable {
     /// `pb ssh --peer [SSH-OPTIONS...] HOST [COMMAND...]`: as `ssh`, and the host's pasteboardd peered with this
     /// one for the session's life.
     case sshPeer([String])
+    /// pb's own invocation by `pb ssh` (not in the usage): once process `parent` has ended, remove the
+    /// session's socket on the host through `master` and close it.
+    case sshCleanup(SSHMaster, parent: Int32)
     /// Print help for a command (nil: the overview) to standard output and exit 0.
     case help(String?)
     case version

@@ -57,6 +57,11 @@ public enum CommandLineParser {
             }
             guard !rest.isEmpty else { throw UsageError("ssh needs a host (and any of ssh's options before it)", command: "ssh") }
             return .ssh(rest)
+        case SSHMaster.cleanupVerb:
+            guard let (master, parent) = SSHMaster.cleanup(from: rest) else {
+                throw UsageError("\(verb) is pb ssh's own step, run by it with what it made (try 'pb help ssh')", command: nil)
+            }
+            return .sshCleanup(master, parent: parent)
         case "status":
             if rest == ["-h"] || rest == ["--help"] { return .help("status") }
             guard rest.isEmpty else { throw UsageError("status takes no arguments", command: "status") }

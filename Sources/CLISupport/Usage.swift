@@ -206,9 +206,9 @@ public enum Usage {
             from this machine's pasteboards: copy, paste, types, count, watch; never what was copied
             with --sensitive or --local-only. pb on HOST finds the forward when it has no display and no
             PASTEBOARD_SOCKET: the socket is /tmp/pasteboard-ssh-SESSION.sock (SESSION is random, named in
-            LC_PASTEBOARD_SESSION, which a stock sshd accepts). sshd on HOST must allow forwarding
-            (AllowTcpForwarding yes, AllowStreamLocalForwarding yes); ssh exits if it refuses
-            (ExitOnForwardFailure). docs/remote.md has the ssh_config recipe without pb ssh.
+            LC_PASTEBOARD_SESSION, which a stock sshd accepts), removed when the session ends. sshd on HOST
+            must allow forwarding (AllowTcpForwarding yes, AllowStreamLocalForwarding yes); ssh exits if it
+            refuses (ExitOnForwardFailure). docs/remote.md has the ssh_config recipe without pb ssh.
             """
         case "help": return "usage: pb help [COMMAND]"
         case "pbcopy": return """

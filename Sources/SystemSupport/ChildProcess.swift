@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CSystemShims
 import Glibc
 
 /// How a child process ended.
@@ -31,15 +32,19 @@ public enum ExitStatus: Hashable, Sendable, CustomStringConvertible {
 
 /// Starting and reaping child processes (for `pb watch`, which runs a command per change).
 public enum ChildProcess {
-    /// Starts `argv[0]`, searched in `$PATH`, with arguments `argv`.
+    /// Starts `argv[0]`, searched in `$PATH`, with arguments `argv` — or the file at `executable` when given
+    /// (`argv[0]` is then only the name it is run by).
     ///
-    /// `environment` nil passes ours on. When `stdin`/`stdout` are given they become the child's
-    /// descriptors 0/1. The child starts with an empty signal mask and default dispositions, whatever
+    /// `environment` nil passes ours on. When `stdin`/`stdout`/`stderr` are given they become the child's
+    /// descriptors 0/1/2. The child starts with an empty signal mask and default dispositions, whatever
     /// this process blocked or ignored. Only descriptors without `O_CLOEXEC` are inherited (which in
-    /// this code base means only 0, 1 and 2).
+    /// this code base means only 0, 1 and 2). `newSession` makes it the leader of a session of its own,
+    /// without a controlling terminal: the terminal's signals and hangup never reach it.
     ///
-    /// The corresponding C function is `posix_spawnp(3)`.
-    public static func spawn(argv: [String], environment: [String: String]? = nil, stdin: FileDescriptor? = nil, stdout: FileDescriptor? = nil) throws -> Int32 {
+    /// The corresponding C functions are `posix_spawnp(3)` and `posix_spawn(3)`, with `POSIX_SPAWN_SETSID`
+    /// for `newSession`.
+    public static func spawn(argv: [String], executable: String? = nil, environment: [String: String]? = nil, stdin: FileDescriptor? = nil,
+                             stdout: FileDescriptor? = nil, stderr: FileDescriptor? = nil, newSession: Bool = false) throws -> Int32 {
         precondition(!argv.isEmpty, "ChildProcess.spawn needs at least the program name")
         var actions = posix_spawn_file_actions_t()
         try zeroOrErrorNumber("posix_spawn_file_actions_init") { posix_spawn_file_actions_init(&actions) }
@@ -49,6 +54,9 @@ public enum ChildProcess {
         }
         if let stdout {
             try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") { posix_spawn_file_actions_adddup2(&actions, stdout.rawValue, 1) }
+        }
+        if let stderr {
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") { posix_spawn_file_actions_adddup2(&actions, stderr.rawValue, 2) }
         }
 
         var attributes = posix_spawnattr_t()
@@ -64,7 +72,7 @@ public enum ChildProcess {
         try zeroOrErrorNumber("posix_spawnattr_setsigmask") { posix_spawnattr_setsigmask(&attributes, &emptyMask) }
         try zeroOrErrorNumber("posix_spawnattr_setsigdefault") { posix_spawnattr_setsigdefault(&attributes, &allSignals) }
         try zeroOrErrorNumber("posix_spawnattr_setflags") {
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | (newSession ? pbs_posix_spawn_setsid() : 0))
         }
 
         for value in argv + (environment.map { Array($0.keys) + Array($0.values) } ?? []) where value.utf8.contains(0) {
@@ -78,14 +86,15 @@ public enum ChildProcess {
         defer { for pointer in cEnvironment ?? [] { free(pointer) } }
 
         var processID: pid_t = 0
-        try zeroOrErrorNumber("posix_spawnp(\(argv[0]))") {
+        let start = executable == nil ? posix_spawnp : posix_spawn
+        try zeroOrErrorNumber(executable.map { "posix_spawn(\($0))" } ?? "posix_spawnp(\(argv[0]))") {
             cArguments.withUnsafeBufferPointer { arguments in
                 if let cEnvironment {
                     return cEnvironment.withUnsafeBufferPointer { variables in
-                        posix_spawnp(&processID, argv[0], &actions, &attributes, arguments.baseAddress!, variables.baseAddress!)
+                        start(&processID, executable ?? argv[0], &actions, &attributes, arguments.baseAddress!, variables.baseAddress!)
                     }
                 }
-                return posix_spawnp(&processID, argv[0], &actions, &attributes, arguments.baseAddress!, environ)
+                return start(&processID, executable ?? argv[0], &actions, &attributes, arguments.baseAddress!, environ)
             }
         }
         return processID
@@ -99,6 +108,25 @@ public enum ChildProcess {
             var status: Int32 = 0
             _ = try retryingInterrupts("waitpid(\(processID))") { waitpid(processID, &status, 0) }
             if let exit = ExitStatus(waitStatus: status) { return exit }
+        }
+    }
+
+    /// Waits at most `timeoutMilliseconds` for child `processID` to end, and reaps it if it has: nil when it still
+    /// runs at the deadline (it is left running, not reaped). Blocks in `poll` on a descriptor of the process,
+    /// not in a loop of naps.
+    ///
+    /// The corresponding C functions are `pidfd_open(2)`, `poll(2)` and `waitpid(2)`.
+    public static func wait(_ processID: Int32, timeoutMilliseconds: Int) throws -> ExitStatus? {
+        let raw = try valueOrErrno("pidfd_open(\(processID))") { pbs_pidfd_open(processID) }
+        let process = FileDescriptor(rawValue: raw)
+        defer { try? process.close() }
+        let clock = SystemClock()
+        let deadline = clock.now() + .milliseconds(max(timeoutMilliseconds, 0))
+        while true {
+            // Readable once it has ended; poll returns early on EINTR, so the time left is counted again.
+            let left = clock.now().millisecondsUntil(deadline)
+            if !(try Poller.wait(PollRequest(process, .readable), timeoutMilliseconds: left)).isEmpty { return try wait(processID) }
+            if left == 0 { return nil }
         }
     }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CSystemShims
 import Glibc
 
 /// Who this process is.
@@ -27,6 +28,25 @@ public enum ProcessIdentity {
     ///
     /// The corresponding C function is `getpid(2)`.
     public static var processID: Int32 { getpid() }
+
+    /// The ID of this process's parent: once the parent has ended, the process that adopted this one (init,
+    /// or a subreaper).
+    ///
+    /// The corresponding C function is `getppid(2)`.
+    public static var parentProcessID: Int32 { getppid() }
+
+    /// This program's own executable file, as the kernel names it, to start it again whatever name or path it
+    /// was run by.
+    public static let executable = "/proc/self/exe"
+
+    /// Asks the kernel to send `signal` to this process when its parent ends (precisely: the thread that started
+    /// it). Not inherited by children; a parent that has already ended sends nothing, so check
+    /// `parentProcessID` after it.
+    ///
+    /// The corresponding C function is `prctl(2)` with `PR_SET_PDEATHSIG`.
+    public static func signalWhenParentEnds(_ signal: Signal) throws {
+        _ = try valueOrErrno("prctl(PR_SET_PDEATHSIG, \(signal))") { pbs_set_parent_death_signal(signal.rawValue) }
+    }
 }
 
 /// The process environment, read when asked (the daemon passes dictionaries around, so tests can inject one).

@@ -30,6 +30,7 @@ struct Runner {
         case .convert(let request): return convert(request)
         case .ssh(let arguments): return ssh(arguments)
         case .sshPeer(let arguments): return sshPeer(arguments)
+        case .sshCleanup(let master, let parent): return sshCleanup(master, parent: parent)
         }
     }
 

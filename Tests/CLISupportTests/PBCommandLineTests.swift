@@ -20,6 +20,59 @@ func assertUsageError(_ arguments: [String], _ program: String = "pb", mentions:
     }
 }
 
+/// The ssh command lines of `pb ssh` (`SSHMaster`, `SSHForward`) and its watcher's own invocation.
+final class SSHCommandLineTests: XCTestCase {
+    let session = "0123456789abcdef0123456789abcdef"
+    var master: SSHMaster { SSHMaster(runtimeDirectory: "/run/user/1000/pasteboard", host: "me@box", session: session) }
+    let forward = ["-o", "ExitOnForwardFailure=yes", "-o", "SendEnv=LC_PASTEBOARD_SESSION",
+                   "-o", #"RemoteForward="/tmp/pasteboard-ssh-0123456789abcdef0123456789abcdef.sock" "/run/user/1000/pasteboard/remote.sock""#]
+
+    func testTheMasterHasTheForwardAndTheSessionIsItsClientWithTheArgumentsAsGiven() {
+        XCTAssertEqual(master.controlPath, "/run/user/1000/pasteboard/ssh-01234567")
+        XCTAssertEqual(master.openArguments(options: ["-p", "2222", "-A"], localSocket: "/run/user/1000/pasteboard/remote.sock"),
+                       ["ssh", "-f", "-N", "-M", "-S", "/run/user/1000/pasteboard/ssh-01234567", "-o", "ControlPersist=no"] + forward
+                        + ["-p", "2222", "-A", "--", "me@box"])
+        XCTAssertEqual(master.openArguments(options: [], localSocket: "/run/user/1000/pasteboard/remote.sock", extraOptions: ["-o", "X=y"]).suffix(4),
+                       ["-o", "X=y", "--", "me@box"], "extra options after ours, before the user's")
+        XCTAssertEqual(master.sessionArguments(passing: ["-p", "2222", "-A", "me@box", "ls", "-l"]),
+                       ["ssh", "-S", "/run/user/1000/pasteboard/ssh-01234567", "-o", "ControlMaster=no", "-o", "SendEnv=LC_PASTEBOARD_SESSION",
+                        "-p", "2222", "-A", "me@box", "ls", "-l"])
+        XCTAssertEqual(SSHForward.argv(passing: ["-V"], session: session, localSocket: "/run/user/1000/pasteboard/remote.sock"),
+                       ["ssh"] + forward + ["-V"], "without a host: ssh as given, after the forward's options")
+    }
+
+    func testTheCleanupGoesThroughTheMasterAndNeverConnectsByItself() {
+        let client = ["ssh", "-F", "/dev/null", "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-S", "/run/user/1000/pasteboard/ssh-01234567"]
+        XCTAssertEqual(master.removeSocketArguments,
+                       client + ["--", "me@box", "rm -f -- /tmp/pasteboard-ssh-0123456789abcdef0123456789abcdef.sock"])
+        XCTAssertEqual(master.exitArguments, client + ["-O", "exit", "--", "me@box"])
+        XCTAssertEqual(master.controlArguments(["forward", "-L", "/a.sock:/b.sock"]), client + ["-O", "forward", "-L", "/a.sock:/b.sock", "--", "me@box"])
+        XCTAssertEqual(master.remoteCommandArguments("echo hi"), client + ["--", "me@box", "echo hi"])
+    }
+
+    func testTheControlSocketMustFitASocketAddress() {
+        XCTAssertTrue(master.controlPathFits)
+        // ssh binds CONTROL.XXXXXXXXXXXXXXXX first: 77 + 13 (/ssh-01234567) + 17 bytes, 108 with the NUL.
+        let long = "/" + String(repeating: "d", count: 76)
+        XCTAssertTrue(SSHMaster(runtimeDirectory: long, host: "h", session: session).controlPathFits)
+        XCTAssertFalse(SSHMaster(runtimeDirectory: long + "d", host: "h", session: session).controlPathFits)
+    }
+
+    func testTheWatchersInvocationParsesBackAndNothingElseDoes() throws {
+        let arguments = master.cleanupArguments(parent: 4242)
+        XCTAssertEqual(arguments, ["ssh-cleanup", "4242", "/run/user/1000/pasteboard/ssh-01234567", session, "me@box"])
+        XCTAssertEqual(try parse(arguments), .sshCleanup(master, parent: 4242))
+        XCTAssertEqual(try parse(SSHMaster(runtimeDirectory: "/r", host: "-odd", session: "a").cleanupArguments(parent: 1)),
+                       .sshCleanup(SSHMaster(controlPath: "/r/ssh-a", host: "-odd", session: "a"), parent: 1))
+        for wrong in [["ssh-cleanup"], ["ssh-cleanup", "0", "/c", session, "h"], ["ssh-cleanup", "x", "/c", session, "h"],
+                      ["ssh-cleanup", "7", "relative", session, "h"], ["ssh-cleanup", "7", "/c", "not a session; rm -rf ~", "h"],
+                      ["ssh-cleanup", "7", "/c", session, ""], ["ssh-cleanup", "7", "/c", session, "h", "more"]] {
+            assertUsageError(wrong, mentions: ["pb ssh's own"])
+        }
+        XCTAssertFalse(Usage.text(for: nil).contains("ssh-cleanup"), "not in the usage")
+    }
+}
+
 final class CopyCommandTests: XCTestCase {
     func copy(_ arguments: [String]) throws -> CopyRequest {
         guard case .copy(let request) = try parse(["copy"] + arguments) else {

@@ -110,8 +110,11 @@ final class PeerSSHTests: DesktopTestCase {
     func testPBSSHPeerPeersForTheSessionsLifeAndCleansUp() throws {
         let stopFile = host.home + "/stop-session"
         try? FileManager.default.removeItem(atPath: stopFile)
+        let sessionFile = host.home + "/peer-session"
+        try? FileManager.default.removeItem(atPath: sessionFile)
         let session = try background([desktop.pb, "ssh", "--peer"] + host.sshArguments
-                                     + ["while [ ! -e '\(stopFile)' ]; do sleep 0.1; done; pb count"])
+                                     + ["echo $LC_PASTEBOARD_SESSION > '\(sessionFile)'; while [ ! -e '\(stopFile)' ]; do sleep 0.1; done; pb count"])
+        defer { _ = FileManager.default.createFile(atPath: stopFile, contents: nil); _ = session.finish(timeout: 30) }   // a failed check's too
         try waitUntil(30, "pb ssh --peer peered the host") {
             try pb("peer", "list").text.split(separator: "\n").contains { $0.contains("/peer-") && $0.contains("\tconnected") }
         }
@@ -122,20 +125,31 @@ final class PeerSSHTests: DesktopTestCase {
         }
         let socket = try XCTUnwrap(try pb("peer", "list").text.split(separator: "\n").first { $0.contains("/peer-") }?.split(separator: "\t").first.map(String.init))
         try assertCopiesCrossBothWays()
+        let named = try String(contentsOfFile: sessionFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertFalse(named.isEmpty, "the session is named to the host's shell")
+        let forwarded = sshSession(named)
+        let master = try XCTUnwrap(forwarded.master, "\(forwarded.processes)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: forwarded.hostSocket), "home's pasteboard is forwarded for pb on the host")
         XCTAssertTrue(FileManager.default.createFile(atPath: stopFile, contents: nil))
         let finished = session.finish(timeout: 30)
         XCTAssertEqual(finished.status, 0, finished.stderr)
         XCTAssertFalse(finished.text.isEmpty, "the session's command ran on the host: \(finished.stderr)")
         XCTAssertFalse(try pb("peer", "list").text.contains(socket), "the peer is removed with the session")
         XCTAssertFalse(FileManager.default.fileExists(atPath: socket), "and its socket")
+        assertLeavesNothing(forwarded, "pb ssh --peer ended")
+        XCTAssertFalse(master.isRunning)
     }
 
     func testPBSSHPeerToAHostWithoutAPasteboarddSaysSoAndStartsNothing() throws {
         XCTAssertEqual(there.stopDaemon(), 0)
         defer { try? there.startDaemon(logging: true) }
+        let before = try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter { $0.hasPrefix("pasteboard-ssh-") }
         let result = try desktop.runner.run(desktop.pb, ["ssh", "--peer"] + host.sshArguments + ["true"], timeout: 60)
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("no pasteboardd listens on the host"), result.stderr)
         XCTAssertFalse(try pb("peer", "list").text.contains("/peer-"))
+        try waitUntil(10, "the master connection is closed") { sshProcesses.isEmpty }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter { $0.hasPrefix("pasteboard-ssh-") }, before,
+                       "its forward's socket on the host is removed")
     }
 }

@@ -41,8 +41,9 @@ final class RemoteTests: DesktopTestCase {
     }
 
     override func tearDownWithError() throws {
-        // Sockets of the sessions that ended (sshd leaves them; nothing answers there any more): the next test
-        // starts without them. A live session's socket, another user's or a developer's own, is left alone.
+        // Sockets a session left (pb ssh removes its own when it ends; a failed test's, the recipe's, the stale one
+        // a test makes): the next test starts without them. A live session's socket, another user's or a developer's
+        // own, is left alone. No test's assertions rely on this.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [] where name.hasPrefix("pasteboard-ssh-") {
             if let live = try? UnixSocket.connect(path: "/tmp/" + name) {
                 try? live.close()
@@ -102,6 +103,17 @@ final class RemoteTests: DesktopTestCase {
         XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "copied over ssh", "served on the display at home")
         XCTAssertEqual(try pb("paste", "-p").text, "in primary")
         XCTAssertEqual(try onHost("exit 7").status, 7, "ssh's exit status is pb ssh's")
+    }
+
+    /// The session's socket on the host is there while it runs and removed when it ends, and its master connection
+    /// and the watcher that cleans up after it end with it.
+    func testASessionsSocketIsRemovedWhenItEndsAndNothingOfItStays() throws {
+        let result = try onHost("echo $LC_PASTEBOARD_SESSION; [ -S /tmp/pasteboard-ssh-$LC_PASTEBOARD_SESSION.sock ] && echo socket; exit 3")
+        XCTAssertEqual(result.status, 3, result.stderr)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, result.text)
+        XCTAssertEqual(lines.last, "socket", "the session's socket is there while it runs")
+        assertLeavesNothing(sshSession(try XCTUnwrap(lines.first)), "pb ssh HOST COMMAND ended")
     }
 
     /// Another application at home owns the clipboard (xclip, alive): the host pastes what it copied, as the
@@ -197,12 +209,15 @@ final class RemoteTests: DesktopTestCase {
     func testTwoSessionsEachUseTheirOwnSocketAndAStaleOneIsRemovedNotUsed() throws {
         let host = try host()
         let pidFile = host.home + "/first-session.pid"
+        try? FileManager.default.removeItem(atPath: pidFile)
         let first = try sessionInBackground(
             "echo $LC_PASTEBOARD_SESSION > ~/first-session; exec python3 -c 'import os, time; open(\"\(pidFile)\", \"w\").write(str(os.getpid())); time.sleep(60)'",
             host: host)
         defer { _ = first.finish(timeout: 30) }
         try waitUntil(20, "the first session runs") { FileManager.default.fileExists(atPath: pidFile) }
         let firstSession = try String(contentsOfFile: host.home + "/first-session", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let live = sshSession(firstSession)
+        let (master, watcher) = (try XCTUnwrap(live.master, "\(live.processes)"), try XCTUnwrap(live.watcher, "\(live.processes)"))
         // A socket left by a session that ended (nothing listens there), the newest of all: tried first without a
         // session name.
         let stale = "/tmp/pasteboard-ssh-" + String(repeating: "0", count: 32) + ".sock"
@@ -217,8 +232,15 @@ final class RemoteTests: DesktopTestCase {
         XCTAssertEqual(lines[1], "3", "the first session's, the second's and the stale one")
         XCTAssertEqual(Array(lines.suffix(2)), ["two sessions", "two sessions"], "its own, and without a session name the newest that answers")
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "the stale socket was removed")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "/tmp/pasteboard-ssh-\(firstSession).sock"), "the live session's socket stays")
+        assertLeavesNothing(sshSession(lines[0]), "the second session ended")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live.hostSocket), "the live session's socket stays")
+        XCTAssertTrue(master.isRunning && watcher.isRunning, "and its master connection and watcher: \(live.processes)")
+        XCTAssertEqual(try onHost("pb paste").text, "two sessions", "another session is served")
+
         XCTAssertEqual(kill(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8))!, SIGTERM), 0)
+        XCTAssertEqual(first.finish(timeout: 30).status, 255, "ssh's status for a command a signal ended")
+        assertLeavesNothing(live, "the first session ended")
+        XCTAssertFalse(master.isRunning || watcher.isRunning)
     }
 
     func testWithoutLocaleVariablesTheSessionStillFindsItsForward() throws {
@@ -246,6 +268,9 @@ final class RemoteTests: DesktopTestCase {
         XCTAssertEqual(refused.status, 255, "ExitOnForwardFailure: ssh ends the session")
         XCTAssertEqual(refused.text, "")
         XCTAssertTrue(refused.stderr.contains("remote port forwarding failed"), refused.stderr)
+        XCTAssertEqual(sshProcesses.map(\.description), [], "no master connection, no watcher")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: pasteboardRuntime).filter { $0.hasPrefix("ssh-") }, [],
+                       "no control socket")
     }
 
     func testKillingTheSSHClientMidPasteLeavesTheDaemonServingAndTheTransferCountedDown() throws {
@@ -255,16 +280,25 @@ final class RemoteTests: DesktopTestCase {
         let pidFile = host.home + "/reader.pid"
         try? FileManager.default.removeItem(atPath: pidFile)
         // The reader on the host takes one byte and stops reading: the forward fills and the paste stalls mid-way.
+        let sessionFile = host.home + "/killed-session"
         let session = try sessionInBackground(
-            "pb paste -t application/x-pb-test | python3 -c 'import os, sys, time; open(\"\(pidFile)\", \"w\").write(str(os.getpid())); sys.stdin.buffer.read(1); time.sleep(60)'",
+            "echo $LC_PASTEBOARD_SESSION > '\(sessionFile)'; "
+                + "pb paste -t application/x-pb-test | python3 -c 'import os, sys, time; open(\"\(pidFile)\", \"w\").write(str(os.getpid())); sys.stdin.buffer.read(1); time.sleep(60)'",
             host: host)
+        defer { _ = session.finish(timeout: 5) }   // a failed check's too
         try waitUntil(30, "the paste is under way") {
             try FileManager.default.fileExists(atPath: pidFile) && pb("status").text.contains("transfers: 1")
         }
-        // The shell exec'd pb ssh, which became ssh: its PID is the ssh client's.
+        let killed = sshSession(try String(contentsOfFile: sessionFile, encoding: .utf8))
+        let (master, watcher) = (try XCTUnwrap(killed.master, "\(killed.processes)"), try XCTUnwrap(killed.watcher, "\(killed.processes)"))
+        // The shell exec'd pb ssh, which became ssh: its PID is the session's ssh client's.
+        let client = try XCTUnwrap(killed.processes.first { $0.processID == session.processID }, "\(killed.processes)")
+        XCTAssertEqual(Array(client.commandLine.prefix(3)), ["ssh", "-S", killed.controlSocket], "the PID is the session's ssh")
         XCTAssertEqual(kill(session.processID, SIGKILL), 0)
         _ = session.finish(timeout: 30)
         try waitUntil(20, "the transfer is counted down") { try pb("status").text.contains("transfers: 0") }
+        assertLeavesNothing(killed, "the session's ssh was killed")
+        XCTAssertFalse(master.isRunning || watcher.isRunning)
         if let reader = pid_t((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "") { kill(reader, SIGTERM) }
         XCTAssertEqual(desktop.daemon?.isRunning, true)
         let again = try run("/bin/sh", ["-c", "'\(desktop.pb)' paste -t application/x-pb-test | sha256sum"], timeout: 60)

@@ -73,6 +73,36 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertEqual(reaped?.status, .exited(0))
     }
 
+    func testWaitingWithATimeoutReturnsTheEndOrNilAndLeavesTheChildRunning() throws {
+        let quick = try ChildProcess.spawn(argv: ["sh", "-c", "exit 4"])
+        XCTAssertEqual(try ChildProcess.wait(quick, timeoutMilliseconds: 10_000), .exited(4))
+        let slow = try ChildProcess.spawn(argv: ["sleep", "30"])
+        XCTAssertNil(try ChildProcess.wait(slow, timeoutMilliseconds: 50))
+        XCTAssertEqual(kill(slow, 0), 0, "still running, not reaped")
+        try Signals.send(.kill, to: slow)
+        XCTAssertEqual(try ChildProcess.wait(slow, timeoutMilliseconds: 10_000), .signaled(.kill))
+    }
+
+    func testAChildInASessionOfItsOwnWithItsStandardErrorGivenAndItsOwnName() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        // Field 6 of /proc/PID/stat is the session; the name in parentheses is argv[0]'s, not the executable's.
+        let pid = try ChildProcess.spawn(argv: ["named-by-the-test", "-c", "echo \"$(cut -d' ' -f6 /proc/$$/stat) $$ $0\" >&2"],
+                                         executable: "/bin/sh", stderr: writeEnd, newSession: true)
+        try writeEnd.close()
+        let words = String(decoding: try readEnd.readToEnd(limit: 100), as: UTF8.self).split(separator: " ").map(String.init)
+        try readEnd.close()
+        XCTAssertEqual(try ChildProcess.wait(pid), .exited(0))
+        XCTAssertEqual(words, ["\(pid)", "\(pid)", "named-by-the-test\n"], "the leader of its own session, its stderr ours to read")
+        XCTAssertNotEqual(getsid(0), pid)
+    }
+
+    func testTheParentsIDAndTheExecutable() throws {
+        XCTAssertEqual(ProcessIdentity.parentProcessID, getppid())
+        XCTAssertEqual(try FileSystem.resolvedPath(ProcessIdentity.executable), try FileSystem.resolvedPath("/proc/\(getpid())/exe"))
+        try ProcessIdentity.signalWhenParentEnds(.terminate)
+        try ProcessIdentity.signalWhenParentEnds(Signal(rawValue: 0))   // 0 clears it again
+    }
+
     func testMissingProgramIsAnError() {
         XCTAssertThrowsError(try ChildProcess.spawn(argv: ["pasteboard-no-such-program"])) { error in
             XCTAssertEqual((error as? Errno)?.code, .noSuchFileOrDirectory)

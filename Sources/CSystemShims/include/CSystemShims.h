@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// CSystemShims: the few Linux calls SystemSupport needs that Swift cannot make itself. Every symbol is
+// prefixed `pbs_`; each one says why it exists. Only SystemSupport imports this module.
+#pragma once
+
+/// prctl(PR_SET_PDEATHSIG, signal): `signal` is sent to this process when the thread that created it ends
+/// (its parent's only thread, for pb). 0, or -1 with errno set.
+/// Why C: prctl(2) is variadic, which Swift cannot call.
+int pbs_set_parent_death_signal(int signal);
+
+/// pidfd_open(pid, 0): a descriptor (O_CLOEXEC) that polls readable once process `pid` has ended, or -1
+/// with errno set (ENOSYS before Linux 5.3).
+/// Why C: glibc before 2.36 has no wrapper, and syscall(2) is variadic.
+int pbs_pidfd_open(int pid);
+
+/// POSIX_SPAWN_SETSID, the posix_spawnattr_setflags(3) flag that makes the child a session leader.
+/// Why C: glibc defines it only under _GNU_SOURCE, which Swift's Glibc module is built without.
+short pbs_posix_spawn_setsid(void);
