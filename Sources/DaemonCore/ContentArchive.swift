@@ -9,7 +9,9 @@ import XTypes
 ///
 /// Layout (little-endian, ControlProtocol's wire primitives): magic `PBA1`, u64 changeCount, i64 time
 /// (seconds since 1970), string pasteboard, u32 item count, then per item a u32 representation count
-/// and per representation a string type and bytes.
+/// and per representation a string type and bytes. Content with a rule that must outlive the daemon
+/// (`Flags`: local-only) is written as `PBA2`, a u64 of flags after the time; everything else stays `PBA1`, which
+/// every version reads.
 struct ContentArchive: Equatable {
     var pasteboard: PasteboardName
     var changeCount: UInt64
@@ -17,6 +19,19 @@ struct ContentArchive: Equatable {
     var content: PasteboardContent
 
     static let magic: [UInt8] = Array("PBA1".utf8)
+    static let flaggedMagic: [UInt8] = Array("PBA2".utf8)
+
+    /// The rules of a content kept in the archive (`PBA2`'s flags). A flag this version does not know refuses
+    /// the archive: it would be a rule the daemon could not keep.
+    struct Flags: OptionSet, Equatable {
+        let rawValue: UInt64
+        /// Copied with `--local-only` (`PasteboardOptions.localOnly`): never served through the remote socket or
+        /// to a peer, after a restart as before it.
+        static let localOnly = Flags(rawValue: 1)
+        static let known: Flags = [.localOnly]
+    }
+
+    var flags: Flags { content.isLocalOnly ? .localOnly : [] }
 
     /// The most bytes read back for an archive of at most `contentBytes` of content (what the history's budget
     /// lets be written): the content, and room for its framing and type names.
@@ -28,9 +43,10 @@ struct ContentArchive: Equatable {
     /// arrays, shared with the content (a 10 MiB copy is written from where it is, not copied first).
     func encodeSegments() -> [[UInt8]] {
         var writer = WireWriter(reservingCapacity: 256)
-        for byte in Self.magic { writer.u8(byte) }
+        for byte in flags.isEmpty ? Self.magic : Self.flaggedMagic { writer.u8(byte) }
         writer.u64(changeCount)
         writer.i64(time)
+        if !flags.isEmpty { writer.u64(flags.rawValue) }
         writer.string(pasteboard.rawValue)
         writer.array(content.items) { writer, item in
             writer.array(item.representations) { writer, representation in
@@ -56,9 +72,9 @@ struct ContentArchive: Equatable {
     /// is: a representation whose type no item may carry (written by a version with other limits, say)
     /// costs only itself, and is listed in `skipped`.
     static func decode(_ bytes: [UInt8], skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
-        guard bytes.starts(with: magic) else { throw DecodeError.notAnArchive }
+        guard bytes.starts(with: magic) || bytes.starts(with: flaggedMagic) else { throw DecodeError.notAnArchive }
         var reader = WireReader(bytes, offset: magic.count)
-        return try decode(&reader, skipped: &skipped)
+        return try decode(&reader, flagged: bytes.starts(with: flaggedMagic), skipped: &skipped)
     }
 
     /// Representations at least this large read from a file (`open(_:)`) stay in it: the daemon serves them
@@ -71,8 +87,9 @@ struct ContentArchive: Equatable {
     /// open while the content is held. Throws `DecodeError` as `decode` does, or the read's error.
     static func open(_ file: OpenFile, skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         var reader = FileArchiveReader(file: file, offset: 0, keepingInFileAbove: servedFromFileAbove)
-        guard try reader.prefix(magic.count) == magic else { throw DecodeError.notAnArchive }
-        return try decode(&reader, skipped: &skipped)
+        let prefix = try reader.prefix(magic.count)
+        guard prefix == magic || prefix == flaggedMagic else { throw DecodeError.notAnArchive }
+        return try decode(&reader, flagged: prefix == flaggedMagic, skipped: &skipped)
     }
 
     /// `open(_:skipped:)` of the archive at `path`, refused (`SystemError.limitExceeded`) when the file is larger
@@ -84,10 +101,15 @@ struct ContentArchive: Equatable {
         return try open(file, skipped: &skipped)
     }
 
-    private static func decode<Reader: ArchiveReading>(_ reader: inout Reader, skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
+    private static func decode<Reader: ArchiveReading>(_ reader: inout Reader, flagged: Bool,
+                                                       skipped: inout [SkippedRepresentation]) throws -> ContentArchive {
         do {
             let count = try reader.u64("changeCount")
             let time = try reader.i64("time")
+            let flags = flagged ? Flags(rawValue: try reader.u64("flags")) : []
+            guard flags.isSubset(of: .known) else {
+                throw DecodeError.malformed("flags 0x\(String(flags.rawValue, radix: 16)) this version does not know")
+            }
             guard let name = PasteboardName.named(try reader.string("pasteboard", maximum: PasteboardLimits.maximumPasteboardNameLength, forbidNUL: false)) else {
                 throw DecodeError.malformed("bad pasteboard name")
             }
@@ -106,7 +128,8 @@ struct ContentArchive: Equatable {
             }
             try reader.expectEnd(of: "archive")
             skipped += left
-            return ContentArchive(pasteboard: name, changeCount: count, time: time, content: PasteboardContent(items: items))
+            return ContentArchive(pasteboard: name, changeCount: count, time: time,
+                                  content: PasteboardContent(items: items, isLocalOnly: flags.contains(.localOnly)))
         } catch let error as DecodeError {
             throw error
         } catch let error as ControlProtocolError {

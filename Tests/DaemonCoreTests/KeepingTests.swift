@@ -204,6 +204,34 @@ final class KeepingTests: XCTestCase {
         XCTAssertEqual(h.paste("UTF8_STRING").text, "kept")
     }
 
+    /// Local-only content is written as PBA2 with its flag and read back local-only, from memory and from its
+    /// file; everything else stays PBA1 (which older versions read); a flag this version does not know refuses
+    /// the archive rather than drop a rule.
+    func testALocalOnlyArchiveKeepsItsFlagAndOthersStayTheFirstLayout() throws {
+        let item = try PasteboardItem([(.utf8String, Array("here only".utf8))])
+        let local = ContentArchive(pasteboard: .general, changeCount: 3, time: 1_700_000_000,
+                                   content: PasteboardContent(items: [item], isLocalOnly: true))
+        let bytes = local.encode()
+        XCTAssertEqual(Array(bytes.prefix(4)), Array("PBA2".utf8))
+        var skipped: [SkippedRepresentation] = []
+        XCTAssertEqual(try ContentArchive.decode(bytes, skipped: &skipped), local)
+        XCTAssertTrue(try ContentArchive.decode(bytes, skipped: &skipped).content.isLocalOnly)
+        let path = NSTemporaryDirectory() + "local-only-" + UUID().uuidString
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        XCTAssertTrue(try ContentArchive.open(try OpenFile(readingAt: path), skipped: &skipped).content.isLocalOnly, "read from its file too")
+
+        let plain = ContentArchive(pasteboard: .general, changeCount: 3, time: 1_700_000_000, content: PasteboardContent(items: [item]))
+        XCTAssertEqual(Array(plain.encode().prefix(4)), Array("PBA1".utf8))
+        XCTAssertFalse(try ContentArchive.decode(plain.encode(), skipped: &skipped).content.isLocalOnly)
+
+        var unknown = bytes
+        unknown[4 + 16] |= 0x2   // the flags' low byte, after the magic, the count and the time
+        XCTAssertThrowsError(try ContentArchive.decode(unknown, skipped: &skipped)) { error in
+            XCTAssertTrue("\(error)".contains("flags 0x3 this version does not know"), "\(error)")
+        }
+    }
+
     func testAHistoryEntryOrKeptClipboardWithATypeNoItemMayCarryIsRestoredWithTheRest() throws {
         let directory = NSTemporaryDirectory() + "keeping-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

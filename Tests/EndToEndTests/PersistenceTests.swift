@@ -35,6 +35,28 @@ final class PersistenceTests: DesktopTestCase {
         XCTAssertEqual(try count(), countBefore + 1, "the count continues, never repeats")
     }
 
+    /// A local-only copy stays local-only across a restart: restored from its archive (and copied back from
+    /// the history), it pastes at home and is refused through the remote socket, as before the restart.
+    func testALocalOnlyCopyIsStillLocalOnlyAfterARestart() throws {
+        try desktop.startDaemon()
+        try pb("copy", "--local-only", "only here")
+        let index = desktop.home + "/state/pasteboard/history/index"
+        try waitUntil(10, "the copy is saved") { ((try? String(contentsOfFile: index, encoding: .utf8)) ?? "").contains("only here") }
+        XCTAssertEqual(desktop.stopDaemon(signal: SIGKILL), SIGKILL)
+        try desktop.startDaemon()
+        try waitUntil(10, "the clipboard is restored") { try run(desktop.pb, ["paste"]).text == "only here" }
+        var forwarded = desktop.environment
+        forwarded["PASTEBOARD_SOCKET"] = desktop.home + "/runtime/pasteboard/remote.sock"
+        let remote = try Runner(environment: forwarded).run(desktop.pb, ["paste"])
+        XCTAssertEqual(remote.status, 1, "refused through the remote socket")
+        XCTAssertEqual(remote.text, "")
+        XCTAssertTrue(remote.stderr.contains("was copied with --local-only"), remote.stderr)
+        try pb("copy", "for everyone")
+        try pb("history", "copy", "1")
+        XCTAssertEqual(try pb("paste").text, "only here", "the history entry copied back")
+        XCTAssertEqual(try Runner(environment: forwarded).run(desktop.pb, ["paste"]).status, 1, "still local-only")
+    }
+
     func testAClearedClipboardIsNotRestored() throws {
         try desktop.startDaemon()
         try pb("copy", input: Array("cleared before the crash".utf8))
