@@ -145,27 +145,16 @@ final class ExamplesTests: DesktopTestCase {
     }
 
     private func startProvider() throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Examples.program("ProvideLazily"))
-        process.environment = desktop.environment
-        let output = Pipe()
-        process.standardOutput = output
         let before = try count()
-        try process.run()
-        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGTERM); process.waitUntilExit() } }
+        let (process, output) = try startExample("ProvideLazily")
         try waitUntil(20, "the provider's copy is served") { try count() == before + 1 && status()["watchers"] == "1" }
         return (process, output)
     }
 
     /// docs/library.md's first example: one write of three representations, read back; the next copy's source and patterns.
     func testCopyRichWritesOneChangeAndSaysWhoCopiedNext() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Examples.program("CopyRich"))
-        process.environment = desktop.environment
-        let output = Pipe()
-        process.standardOutput = output
         let before = try count()
-        try process.run()
+        let (process, output) = try startExample("CopyRich")
         defer { stop(process) }
         // The example writes, reads back, then waits for the next change (its output is buffered
         // until it exits, since standard output is a pipe).
