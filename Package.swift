@@ -94,7 +94,7 @@ let package = Package(
         /// The command line; also pbcopy and pbpaste by argv[0].
         .executableTarget(
             name: "pb",
-            dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport"]
+            dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport", "XTypes"]
         ),
 
         // The example programs of docs/library.md are a package of their own (docs/examples), depending on
