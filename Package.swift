@@ -58,7 +58,7 @@ let package = Package(
         /// ICCCM selection protocol as values: targets, request answers, INCR and MULTIPLE state machines, text encodings.
         .target(name: "Selection", dependencies: ["XTypes"]),
         /// The control socket's framing and messages, versioned and binary-safe.
-        .target(name: "ControlProtocol", dependencies: ["PasteboardCore"]),
+        .target(name: "ControlProtocol", dependencies: ["PasteboardCore", "XTypes"]),
         /// Pasteboard types, their families and the conversion table, items, change counting; the version, from VERSION.
         .target(name: "PasteboardCore", dependencies: ["Selection", "XTypes", "RichText", "Images"],
                 plugins: ["VersionStamp"]),
@@ -94,7 +94,7 @@ let package = Package(
         /// The command line; also pbcopy and pbpaste by argv[0].
         .executableTarget(
             name: "pb",
-            dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport"]
+            dependencies: ["CLISupport", "Pasteboard", "RichText", "SystemSupport", "XTypes"]
         ),
 
         // The example programs of docs/library.md are a package of their own (docs/examples), depending on
@@ -111,7 +111,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SystemSupport", "XTypes"], path: "Tests/TestSupport"),
         .testTarget(name: "SelectionTests", dependencies: ["Selection", "XTypes"]),
         .testTarget(name: "WaylandClientTests", dependencies: ["WaylandClient", "SystemSupport", "TestSupport"]),
-        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore", "TestSupport"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol", "PasteboardCore", "TestSupport", "XTypes"]),
         .testTarget(name: "CLISupportTests", dependencies: ["CLISupport", "PasteboardCore"]),
         .testTarget(name: "PasteboardCoreTests", dependencies: ["PasteboardCore", "TestSupport", "XTypes", "Images"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),

@@ -190,8 +190,18 @@ public enum ControlRequest: Hashable, Sendable {
         return writer.frameSegments()
     }
 
-    private func messageWriter() -> MessageWriter {
+    /// The frame as `encodeSegments()` gives it, except that a large representation whose bytes stay in a
+    /// `ByteSource` (a file) is a piece naming the source, unread: the length in front is known from the
+    /// sources' counts, so a writer can stream each file into the socket (`pb copy` of a 1 GiB file).
+    public func encodePieces() -> [FramePiece] {
+        var writer = messageWriter(keepingSources: true)
+        writer.patchLength()
+        return writer.wire.pieces
+    }
+
+    private func messageWriter(keepingSources: Bool = false) -> MessageWriter {
         var writer = MessageWriter(kind: kind.rawValue, payloadHint: payloadHint)
+        writer.wire.keepsSources = keepingSources
         switch self {
         case .hello(let version, let client):
             writer.u8(version)
@@ -459,10 +469,15 @@ struct MessageWriter {
 
     /// The frame as segments whose concatenation is `frame()`: data shared with `sharedBytes` is not copied.
     mutating func frameSegments() -> [[UInt8]] {
+        patchLength()
+        return wire.segments
+    }
+
+    /// Fills in the frame's length, from every piece's (a kept source's count included, its bytes unread).
+    mutating func patchLength() {
         let bodyLength = wire.count - FrameEncoder.headerLength
         precondition(bodyLength <= Int(UInt32.max), "a frame body must fit a u32 length")
         wire.patchU32(UInt32(bodyLength), at: 0)
-        return wire.segments
     }
 }
 

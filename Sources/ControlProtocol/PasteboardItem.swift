@@ -9,13 +9,16 @@ extension PasteboardItem {
     func encode(into writer: inout WireWriter) {
         writer.array(representations) { writer, representation in
             writer.string(representation.type.rawValue)
-            writer.sharedBytes(representation.data)
+            writer.representationBytes(representation)
         }
     }
 
-    /// Bytes `encode` writes, to size buffers up front.
+    /// Bytes `encode` copies into the writer's own buffer, to size it up front: large data is shared
+    /// (`WireWriter.sharedBytes`) or streamed from its source, never copied there, so it is not counted.
     var encodedLength: Int {
-        representations.reduce(4) { $0 + 8 + $1.type.rawValue.utf8.count + $1.byteCount }
+        representations.reduce(4) {
+            $0 + 8 + $1.type.rawValue.utf8.count + ($1.byteCount < WireWriter.sharingThreshold ? $1.byteCount : 0)
+        }
     }
 
     /// Decodes one item as `PasteboardItem.keeping` keeps a peer's representations: one whose type no item

@@ -1,32 +1,60 @@
 // SPDX-License-Identifier: Apache-2.0
+import PasteboardCore
+import XTypes
+
 /// Appends the protocol's field encodings to a byte array: little-endian integers, length-prefixed
 /// byte strings and UTF-8 strings, count-prefixed arrays.
 ///
 /// Large byte strings can be kept by reference (`sharedBytes`): the output is then a list of segments —
 /// `sealed`, then `bytes` — whose concatenation is the encoding, so a 64 MiB representation is written
 /// to a socket from the array that already holds it instead of being copied into a frame.
+///
+/// With `keepsSources`, a large representation whose bytes stay in a `ByteSource` (a file `pb copy` was
+/// given) is not read at all: `pieces` names the source in its place, for a writer that streams it.
 public struct WireWriter: Sendable {
     /// The encoding after the last shared byte string (all of it when nothing was shared).
     public private(set) var bytes: [UInt8]
-    /// Segments before `bytes`, in order: buffers closed by `sharedBytes` and the shared arrays.
+    /// Segments before `bytes`, in order: buffers closed by `sharedBytes` and the shared arrays (for a kept
+    /// source, an empty placeholder: `sources` holds it).
     public private(set) var sealed: [[UInt8]] = []
+    /// The sources kept in place of their bytes (`keepsSources`), by their index in `sealed`.
+    private var sources: [Int: any ByteSource] = [:]
+    /// Whether `representationBytes` keeps a representation's source unread rather than reading its bytes.
+    public var keepsSources = false
 
     /// Byte strings at least this long are shared by `sharedBytes` rather than copied.
     public static let sharingThreshold = 64 << 10
 
-    /// Bytes written so far, in every segment.
-    public var count: Int { sealed.reduce(bytes.count) { $0 + $1.count } }
+    /// Bytes written so far, in every segment (a kept source's included).
+    public var count: Int { sealed.reduce(bytes.count) { $0 + $1.count } + sources.values.reduce(0) { $0 + $1.count } }
 
-    /// Every segment in order (`sealed`, then `bytes`), empty ones left out.
-    public var segments: [[UInt8]] { (sealed + [bytes]).filter { !$0.isEmpty } }
+    /// Every segment in order (`sealed`, then `bytes`), empty ones left out. Kept sources are read here
+    /// (a failed read gives no bytes, as `Representation.data` does): `pieces` streams them instead.
+    public var segments: [[UInt8]] {
+        pieces.compactMap { piece in
+            switch piece {
+            case .bytes(let bytes): bytes
+            case .source(let source): (try? source.read(0..<source.count)) ?? []
+            }
+        }.filter { !$0.isEmpty }
+    }
+
+    /// Every piece in order, as `segments`, but each kept source named rather than read.
+    public var pieces: [FramePiece] {
+        var pieces: [FramePiece] = []
+        for (index, segment) in sealed.enumerated() {
+            if let source = sources[index] { pieces.append(.source(source)) } else if !segment.isEmpty { pieces.append(.bytes(segment)) }
+        }
+        if !bytes.isEmpty { pieces.append(.bytes(bytes)) }
+        return pieces
+    }
 
     /// The whole encoding in one array (a copy only when something was shared).
     public var joined: [UInt8] {
         guard !sealed.isEmpty else { return bytes }
         var all: [UInt8] = []
         all.reserveCapacity(count)
-        for segment in sealed { all += segment }
-        all += bytes
+        for segment in segments { all += segment }
         return all
     }
 
@@ -63,6 +91,20 @@ public struct WireWriter: Sendable {
         count(value.count)
         sealed.append(bytes)
         sealed.append(value)
+        bytes = []
+    }
+
+    /// A representation's bytes, as `sharedBytes(representation.data)`; but with `keepsSources`, a source of
+    /// `sharingThreshold` bytes or more is kept, unread, as a piece of its own (`pieces`).
+    public mutating func representationBytes(_ representation: Representation) {
+        guard keepsSources, let source = representation.source, source.count >= Self.sharingThreshold else {
+            sharedBytes(representation.data)
+            return
+        }
+        count(source.count)
+        sealed.append(bytes)
+        sources[sealed.count] = source
+        sealed.append([])
         bytes = []
     }
 
@@ -105,6 +147,21 @@ public struct WireWriter: Sendable {
     private mutating func littleEndian<T: FixedWidthInteger>(_ value: T) {
         var little = value.littleEndian
         withUnsafeBytes(of: &little) { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// One piece of an encoded frame (`WireWriter.pieces`): bytes in memory, or a source whose bytes are read
+/// as the piece is written.
+public enum FramePiece: Sendable {
+    case bytes([UInt8])
+    case source(any ByteSource)
+
+    /// The piece's length in bytes.
+    public var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .source(let source): source.count
+        }
     }
 }
 

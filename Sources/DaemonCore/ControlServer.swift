@@ -272,6 +272,13 @@ final class ControlServer {
     /// events aside.
     var answersBeingWritten: Int { clients.values.filter { $0.hasOutput && $0.watched == nil }.count }
 
+    /// Clients whose request is still arriving, at least `WireWriter.sharingThreshold` bytes of it so far (a
+    /// large `pb copy` under way). A client that stops half-way is dropped (it closed: nothing of the request is
+    /// kept) or closed after `idleTimeout`.
+    var requestsBeingRead: Int {
+        clients.values.filter { $0.decoder.hasPartialFrame && $0.decoder.bufferedByteCount >= WireWriter.sharingThreshold }.count
+    }
+
     /// Closes `id` once its next answer is written (a hello the daemon cannot speak).
     func closeAfterAnswer(_ id: ClientID) {
         clients[id]?.closeWhenFlushed = true

@@ -132,7 +132,7 @@ public final class Daemon {
         engine.watchesReads = { [unowned self] in
             servers.contains { $0.access == nil && $0.clients.values.contains { $0.events?.contains(.reads) == true } }
         }
-        engine.socketTransfers = { [unowned self] in servers.reduce(0) { $0 + $1.answersBeingWritten } }
+        engine.socketTransfers = { [unowned self] in servers.reduce(0) { $0 + $1.answersBeingWritten + $1.requestsBeingRead } }
         x.flush()
         let served = displays.count == 1 ? (display.isEmpty ? "the default display" : display) : displays.joined(separator: ", ")
         log.info("serving CLIPBOARD and PRIMARY on \(served), control socket \(listener.path)"

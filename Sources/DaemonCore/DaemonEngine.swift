@@ -82,7 +82,8 @@ public final class DaemonEngine {
     public var clientCounts: () -> (clients: Int, watchers: Int) = { (0, 0) }
     /// Whether any client watches reads (set by the loop): readers are looked up only then.
     public var watchesReads: () -> Bool = { false }
-    /// Answers being written to clients' sockets (large pastes), counted in `status`'s transfers (set by the loop).
+    /// Answers being written to clients' sockets (large pastes) and large requests being read from them (large
+    /// copies), counted in `status`'s transfers (set by the loop).
     public var socketTransfers: () -> Int = { 0 }
 
     /// - Parameters:

@@ -19,6 +19,9 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The forwarded socket (`$PASTEBOARD_SOCKET`, or `pb ssh`'s) could not be reached, or closed before the daemon
     /// behind it answered: the ssh session that forwards it ended, or no pasteboardd serves at its other end.
     case forwardNotAnswering(socket: String)
+    /// Data to send could not be read from where it stays (a file that changed or shrank while it was sent);
+    /// the reason is the source's. The request was cut short: the daemon keeps nothing of it.
+    case unreadableData(String)
 
     var description: String {
         switch self {
@@ -30,6 +33,7 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
         case .protocolFailure(let why): "talking to pasteboardd failed: \(why)"
         case .forwardNotAnswering(let socket):
             "the forwarded pasteboard socket at \(socket) does not answer: is the ssh session that forwards it still open (and pasteboardd running at its other end)?"
+        case .unreadableData(let why): why
         }
     }
 }
@@ -74,23 +78,75 @@ final class DaemonClient {
         try write(request)
     }
 
+    /// Told after each chunk of a request is written: the bytes of its frame written so far, and the frame's
+    /// length (`Pasteboard.progress`).
+    var sendProgress: ((_ sent: Int, _ total: Int) -> Void)?
+
+    /// The most bytes written between two `sendProgress` calls, and read from a source at a time.
+    static let sendChunk = 256 << 10
+
     /// Writes `request`, after the hello handshake on a new connection. Large representation data
-    /// (`pb copy` of 64 MiB) goes from the caller's arrays as it is: no frame is assembled. When the daemon
-    /// stopped reading because it refused the connection (it answers and closes after the hello, before the
-    /// data that follows), the write fails and its answer is thrown instead of the broken pipe.
+    /// (`pb copy` of 64 MiB) goes from the caller's arrays as it is: no frame is assembled; data that stays
+    /// in a source (a file) is read from it a chunk at a time as it is written (`ControlRequest.encodePieces`),
+    /// so a 1 GiB file never sits in memory. When the daemon stopped reading because it refused the
+    /// connection (it answers and closes after the hello, before the data that follows), the write fails and
+    /// its answer is thrown instead of the broken pipe. A source that cannot be read to its announced length
+    /// (a file that changed) is thrown as `.unreadableData` with the source's own error, the frame left cut
+    /// short: the daemon, which takes only whole frames, keeps nothing of it.
     private func write(_ request: ControlRequest) throws(DaemonClientError) {
-        var segments = request.encodeSegments()
+        var pieces = request.encodePieces()
+        let total = pieces.reduce(0) { $0 + $1.count }
+        var greetingLength = 0
         if !greeted {
             var greeting = ControlRequest.hello(version: ControlProtocolVersion.current, client: "pb").encode()
             if let display { greeting += ControlRequest.onDisplay(name: display).encode() }
-            segments[0] = greeting + segments[0]
+            greetingLength = greeting.count
+            if case .bytes(let first) = pieces[0] { pieces[0] = .bytes(greeting + first) } else { pieces.insert(.bytes(greeting), at: 0) }
         }
+        var sent = -greetingLength
+        let progress = total >= Self.sendChunk ? sendProgress : nil
         do {
-            for segment in segments { try fd.writeAll(segment) }
+            for piece in pieces {
+                switch piece {
+                case .bytes(let bytes):
+                    var offset = 0
+                    while offset < bytes.count {
+                        let end = progress == nil ? bytes.count : min(bytes.count, offset + Self.sendChunk)
+                        try bytes.withUnsafeBytes { try writeFully(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
+                        sent += end - offset
+                        offset = end
+                        progress?(max(0, sent), total)
+                    }
+                case .source(let source):
+                    var offset = 0
+                    while offset < source.count {
+                        let end = min(source.count, offset + Self.sendChunk)
+                        let chunk: [UInt8]
+                        do { chunk = try source.read(offset..<end) } catch { throw UnreadableSource(error: error) }
+                        try chunk.withUnsafeBytes { try writeFully($0) }
+                        sent += end - offset
+                        offset = end
+                        progress?(sent, total)
+                    }
+                }
+            }
+        } catch let failure as UnreadableSource {
+            throw .unreadableData("\(failure.error)")
         } catch {
             if !greeted, let refusal = refusalAlreadySent() { throw refusal }
             if !greeted, endpoint.isForwarded { throw .forwardNotAnswering(socket: endpoint.socket) }
             throw .protocolFailure("cannot send: \(error)")
+        }
+    }
+
+    /// A source's read failed while its bytes were being sent (told apart from the socket's own errors).
+    private struct UnreadableSource: Error { let error: any Error }
+
+    /// Writes all of `buffer` to the socket, continuing after partial writes (without `writeAll`'s copy of a slice).
+    private func writeFully(_ buffer: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < buffer.count {
+            offset += try fd.write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
         }
     }
 

@@ -95,6 +95,12 @@ public final class Pasteboard {
     /// The daemon is reached through a forwarded socket (`$PASTEBOARD_SOCKET`, `pb ssh`): there is no X display
     /// of this side's own, and everything is asked of that daemon (docs/remote.md).
     public private(set) lazy var isForwarded = DaemonEndpoint.isForwarded(environment)
+    /// Told how a large transfer through pasteboardd's socket goes, chunk by chunk: the bytes sent so far of a
+    /// write (`setItems`, `addItems`: of its whole request) or received so far of a paste (`paste(_:into:)`),
+    /// and the total (known for both once the transfer began; nil when it is not). Called on the caller's thread
+    /// between chunks (up to 256 KiB apart), often: whoever draws from it throttles. Writes under 256 KiB and
+    /// reads through X are not reported.
+    public var progress: ((_ done: Int, _ total: Int?) -> Void)?
 
     /// The general pasteboard (CLIPBOARD).
     public static var general: Pasteboard { Pasteboard(name: .general) }
@@ -250,15 +256,21 @@ public final class Pasteboard {
         var held: [UInt8] = []
         var servedAs: PasteboardType?
         var streams = true
+        var received = 0
+        var total: Int?
+        let progress = self.progress
         let outcome = DaemonClient.pasteHeld(
             pasteboard: name.rawValue, types: [type.rawValue], environment: environment,
             timeoutMilliseconds: timeoutMilliseconds,
             begin: { served, length in
                 servedAs = PasteboardType(served)
                 streams = table.isShownAsIs(PasteboardType(served))
+                total = length
                 if !streams { held.reserveCapacity(length) }
             },
             sink: { chunk in
+                received += chunk.count
+                defer { if let total, total >= DaemonClient.sendChunk { progress?(received, total) } }
                 if streams { return sink(chunk) }
                 held += chunk
                 return true
@@ -450,6 +462,7 @@ public final class Pasteboard {
     private func request(_ request: ControlRequest, timeoutMilliseconds: Int = 10_000) throws(PasteboardError) -> ControlResponse {
         do {
             if client == nil { client = try DaemonClient(environment: environment) }
+            client!.sendProgress = progress.map { progress in { progress($0, $1) } }
             return try client!.send(request, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
             client = nil

@@ -300,6 +300,13 @@ extension FileDescriptor {
         _ = try retryingInterrupts("fsync(\(rawValue))") { fsync(rawValue) }
     }
 
+    /// Where the next `read` starts in the open file (its offset), in bytes.
+    ///
+    /// The corresponding C function is `lseek(2)` with `SEEK_CUR`.
+    public func offset() throws -> Int {
+        Int(try valueOrErrno("lseek(\(rawValue))") { lseek(rawValue, 0, SEEK_CUR) })
+    }
+
     /// Device and inode, mode, owner and size of the open file.
     ///
     /// The corresponding C function is `fstat(2)`.

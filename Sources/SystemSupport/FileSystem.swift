@@ -15,6 +15,8 @@ public struct FileStatus: Hashable, Sendable {
     public var size: Int64
     /// The last modification (`st_mtim`), in whole seconds since 1970; a socket's is when it was bound.
     public var modifiedSeconds: Int64
+    /// The nanoseconds past `modifiedSeconds` of the last modification (`st_mtim.tv_nsec`).
+    public var modifiedNanoseconds: Int64
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -34,6 +36,7 @@ public struct FileStatus: Hashable, Sendable {
         groupID = UInt32(info.st_gid)
         size = Int64(info.st_size)
         modifiedSeconds = Int64(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
     }
 }
 

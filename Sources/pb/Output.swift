@@ -11,7 +11,9 @@ enum Output {
         try? FileDescriptor.standardOutput.writeAll(Array((text + "\n").utf8))
     }
 
+    /// Writes `text` and a newline to standard error, after ending a progress line being drawn there.
     static func error(_ text: String) {
+        ProgressDisplay.active?.finish()
         try? FileDescriptor.standardError.writeAll(Array((text + "\n").utf8))
     }
 }

@@ -77,9 +77,13 @@ struct Runner {
         let board = board(request.pasteboard, timeoutMilliseconds: request.timeoutMilliseconds)
         var output = StreamingOutput(trimmingNewline: request.trimNewline)
         var lastError = PasteboardError.typeNotPresent(wanted[0])
+        let progress = ProgressDisplay.start()
+        board.progress = progress.map { progress in { progress.update($0, $1) } }
+        defer { progress?.finish() }
         for type in wanted {
             do {
                 try board.paste(type) { output.write($0) }
+                progress?.finish()
                 return output.finish() ? .success : fail("cannot write standard output: \(output.error ?? "")")
             } catch .typeNotPresent {
                 lastError = .typeNotPresent(type)
@@ -127,6 +131,8 @@ struct Runner {
         do {
             if request.sources.isEmpty, let picture = try Self.pictureOperand(request.operands) {
                 representations.append(picture)
+            } else if request.sources.isEmpty, request.text == nil, let file = try Self.streamedStandardInput(request) {
+                representations.append(Representation(type: .utf8PlainText, source: file))
             } else if request.sources.isEmpty {
                 var text = try request.text.map { Array($0.utf8) } ?? FileDescriptor.standardInput.readToEnd(limit: Self.maximumCopyBytes)
                 if request.trimNewline { text = trimmingOneNewline(text) }
@@ -141,14 +147,26 @@ struct Runner {
             } else {
                 for source in request.sources {
                     var data: [UInt8]
+                    // Pictures are read whole (their header is checked below, and the daemon converts them);
+                    // other large regular files are sent from where they are, never whole in memory.
+                    let streams = ConversionTable.standard.family(of: source.type) != .image
                     if let path = source.path, path != "-" {
                         // A file that cannot be read costs its type only: the rest is copied (status 1).
-                        do { data = try FileSystem.readFile(path, limit: Self.maximumCopyBytes) } catch {
+                        do {
+                            if streams, let file = try CopiedFile.open(path, limit: Self.maximumCopyBytes) {
+                                representations.append(Representation(type: source.type, source: file))
+                                continue
+                            }
+                            data = try FileSystem.readFile(path, limit: Self.maximumCopyBytes)
+                        } catch {
                             unread.append(SkippedRepresentation(source.type, "cannot read \(Self.shown(path)): \(error)"))
                             continue
                         }
                     } else if let text = request.text {
                         data = Array(text.utf8)
+                    } else if streams, let file = try CopiedFile.standardInput(limit: Self.maximumCopyBytes, trimmingNewline: request.trimNewline) {
+                        representations.append(Representation(type: source.type, source: file))
+                        continue
                     } else {
                         data = try FileDescriptor.standardInput.readToEnd(limit: Self.maximumCopyBytes)
                         if request.trimNewline { data = trimmingOneNewline(data) }
@@ -170,8 +188,13 @@ struct Runner {
         let skipped = unread + left
         for left in skipped { Output.error("\(programName): not copied: \(left)") }
         guard let item = kept else { return fail("nothing to copy") }
+        let board = board(request.pasteboard)
+        let progress = ProgressDisplay.start()
+        board.progress = progress.map { progress in { progress.update($0, $1) } }
+        defer { progress?.finish() }
         do {
-            try board(request.pasteboard).setItems([item], options: request.options)
+            try board.setItems([item], options: request.options)
+            progress?.finish()
             return skipped.isEmpty ? .success : .failure
         } catch PasteboardError.daemonNotRunning(let why) {
             // Over SSH: no daemon, no display, but the terminal in front of the user can copy text. Not when
@@ -184,6 +207,14 @@ struct Runner {
         } catch {
             return fail("\(error)")
         }
+    }
+
+    /// Standard input as a file to send from where it is (`CopiedFile.standardInput`), when it is a large
+    /// regular file holding no RTF that `pb copy` would detect (that is read whole, to make its plain text).
+    static func streamedStandardInput(_ request: CopyRequest) throws -> CopiedFile? {
+        guard let file = try CopiedFile.standardInput(limit: maximumCopyBytes, trimmingNewline: request.trimNewline) else { return nil }
+        if request.detectRichText, try file.read(0..<5) == Array("{\\rtf".utf8) { return nil }
+        return file
     }
 
     /// `pb copy shot.png`: a lone operand naming a regular file whose content is a picture (by its magic
