@@ -12,8 +12,9 @@ typealias ClientID = UInt64
 /// Limits: at most `maximumClients` connections (more are accepted, answered `unavailable` and closed at
 /// once, so they never wait in the backlog); a frame larger than `maximumFrameLength` closes that client after an error
 /// response, a malformed body is answered with an error; a client whose frame is still incomplete
-/// `idleTimeout` after its first byte arrived is closed (slow-loris, trickling included), while idle
-/// clients between frames are kept. Requests are answered strictly in order, one at a time: a client's
+/// `idleTimeout` after its first byte arrived, plus a second for each `progressAllowance` bytes of it that
+/// came (`partialFrameDeadline`), is closed (slow-loris, trickling included), while idle clients between
+/// frames are kept. Requests are answered strictly in order, one at a time: a client's
 /// next request is taken only once the previous one is answered (some answers wait for the X server) and
 /// that answer is written (backpressure), so a client that does not read costs at most one answer.
 /// When `accept` fails for want of descriptors, accepting pauses for `acceptPause` instead of spinning.
@@ -303,10 +304,26 @@ final class ControlServer {
         onDrop?(id)
     }
 
-    /// Closes clients stuck mid-frame for longer than the idle timeout.
+    /// A frame still arriving earns a second beyond `idleTimeout` for each this many bytes of it that came: a
+    /// large `pb copy` over a slow link (64 MiB at 1 MB/s through ssh) goes on while it progresses at 64 KiB/s or
+    /// more, and a trickle that brings less is closed as before.
+    static let progressAllowance = 64 << 10
+
+    /// When a client whose frame began at `since` and of which `received` bytes came is closed.
+    static func partialFrameDeadline(since: MonotonicInstant, received: Int, idleTimeout: Duration) -> MonotonicInstant {
+        since + idleTimeout + .seconds(received / progressAllowance)
+    }
+
+    private func deadline(of client: Client) -> MonotonicInstant? {
+        client.partialSince.map {
+            Self.partialFrameDeadline(since: $0, received: client.decoder.bufferedByteCount, idleTimeout: idleTimeout)
+        }
+    }
+
+    /// Closes clients stuck mid-frame past their deadline (`partialFrameDeadline`).
     func expireIdle(now: MonotonicInstant) {
         for client in clients.values {
-            if let since = client.partialSince, now - since >= idleTimeout {
+            if let deadline = deadline(of: client), now >= deadline {
                 log.limited(.info, key: "slow-client", "closing a control client that stalled mid-request")
                 drop(client.id)
             }
@@ -314,6 +331,6 @@ final class ControlServer {
     }
 
     var nextDeadline: MonotonicInstant? {
-        (clients.values.compactMap { $0.partialSince.map { $0 + idleTimeout } } + [acceptPausedUntil].compactMap { $0 }).min()
+        (clients.values.compactMap { deadline(of: $0) } + [acceptPausedUntil].compactMap { $0 }).min()
     }
 }

@@ -163,6 +163,46 @@ final class RemoteAccessTests: XCTestCase {
 
     // MARK: - The control server screening a remote client, on a real socket
 
+    /// A frame still arriving is given 30 s and a second more for each 64 KiB of it that came: a large copy over a
+    /// slow link goes on while it progresses; a client that stalls, or trickles, is closed as before.
+    func testALargeFrameStillArrivingIsGivenTimeByWhatCameAndAStalledOneIsClosed() throws {
+        let since = MonotonicInstant(nanoseconds: 0)
+        XCTAssertEqual(ControlServer.partialFrameDeadline(since: since, received: 15, idleTimeout: .seconds(30)), since + .seconds(30))
+        XCTAssertEqual(ControlServer.partialFrameDeadline(since: since, received: 64 << 20, idleTimeout: .seconds(30)), since + .seconds(30 + 1024))
+
+        let directory = NSTemporaryDirectory() + "partial-frames-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        let server = ControlServer(listener: try UnixListener(path: directory + "/control.sock"), userID: ProcessIdentity.userID,
+                                   log: Logger(sink: { _ in }), maximumFrameLength: 64 << 20, clock: clock)
+        defer { server.close() }
+        let copying = try UnixSocket.connect(path: directory + "/control.sock")
+        let stalled = try UnixSocket.connect(path: directory + "/control.sock")
+        defer { try? copying.close(); try? stalled.close() }
+        server.acceptPending(now: clock.now())
+        XCTAssertEqual(server.clients.count, 2)
+        let hello = ControlRequest.hello(version: 1, client: "test").encode()
+        let copy = ControlRequest.setItems(pasteboard: "CLIPBOARD", items: [try PasteboardItem([(.utf8String, [UInt8](repeating: 0x61, count: 4 << 20))])],
+                                           options: []).encode()
+        // The copier has sent 1 MiB of a 4 MiB frame (16 s more), the other client 10 bytes of its frame; the
+        // server reads as they write (64 KiB at a time: a socket's buffer holds less than the megabyte).
+        let ids = server.clients.keys.sorted()
+        let sent = hello + copy.prefix(1 << 20)
+        for start in stride(from: 0, to: sent.count, by: 64 << 10) {
+            try copying.writeAll(Array(sent[start..<min(start + (64 << 10), sent.count)]))
+            for id in ids { server.receive(from: id, now: clock.now()) }
+        }
+        try stalled.writeAll(Array(hello.prefix(10)))
+        for _ in 0..<3 { for id in ids { server.receive(from: id, now: clock.now()) } }
+        clock.advance(by: .seconds(31))
+        server.expireIdle(now: clock.now())
+        XCTAssertEqual(server.clients.count, 1, "the stalled client is closed after 30 s, the copier kept")
+        clock.advance(by: .seconds(16))
+        server.expireIdle(now: clock.now())
+        XCTAssertEqual(server.clients.count, 0, "and the copier too once what it sent no longer pays for the wait")
+    }
+
     func testTheRemoteServerAnswersRefusedRequestsItselfAndKeepsTheConnection() throws {
         let directory = NSTemporaryDirectory() + "remote-server-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
