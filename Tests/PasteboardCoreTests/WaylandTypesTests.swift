@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-@testable import DaemonCore
 import PasteboardCore
 import XCTest
 
@@ -22,7 +21,7 @@ final class WaylandTypesTests: XCTestCase {
     }
 
     func testAnotherEndpointsTypeFindsTheWaylandOffersMIMEName() {
-        let offered = ["text/plain;charset=utf-8", "text/html", WaylandSeatEndpoint.ownMarker]
+        let offered = ["text/plain;charset=utf-8", "text/html", WaylandTypes.ownMarker]
         XCTAssertEqual(WaylandTypes.mimeType(for: .utf8String, offered: offered), "text/plain;charset=utf-8")
         XCTAssertEqual(WaylandTypes.mimeType(for: .html, offered: offered), "text/html")
         XCTAssertEqual(WaylandTypes.mimeType(for: .text, offered: ["text/plain"]), "text/plain")
