@@ -69,3 +69,15 @@ final class WaylandTypesTests: XCTestCase {
                        "com.apple.flat-rtfd", "its own name first")
     }
 }
+
+/// What of an offer's announced MIME types is kept: a hostile list costs at most four times the types considered,
+/// of names not too long for an item to carry.
+final class WaylandAnnouncedTypesTests: XCTestCase {
+    func testAnnouncedTypesAreCappedInNumberAndLength() {
+        XCTAssertTrue(WaylandTypes.keepsAnnounced("text/plain", after: 0))
+        XCTAssertTrue(WaylandTypes.keepsAnnounced("text/plain", after: WaylandTypes.maximumOfferedTypes * 4 - 1))
+        XCTAssertFalse(WaylandTypes.keepsAnnounced("text/plain", after: WaylandTypes.maximumOfferedTypes * 4))
+        XCTAssertTrue(WaylandTypes.keepsAnnounced(String(repeating: "a", count: PasteboardLimits.maximumTypeNameLength), after: 0))
+        XCTAssertFalse(WaylandTypes.keepsAnnounced(String(repeating: "a", count: PasteboardLimits.maximumTypeNameLength + 1), after: 0))
+    }
+}
