@@ -151,6 +151,24 @@ final class WaylandDirectReadTests: DesktopTestCase {
         stop(x)
     }
 
+    /// A seat that cannot be read (no compositor at WAYLAND_DISPLAY) gives way to X when DISPLAY is set, and is a clear
+    /// error when it is not.
+    func testASeatThatCannotBeReadGivesWayToXOrSaysWhy() throws {
+        let x = try desktop.runner.start("xclip", ["-quiet", "-i", "-selection", "clipboard"], stdin: Array("only on X".utf8))
+        addTeardownBlock { if x.isRunning { kill(x.processIdentifier, SIGTERM); x.waitUntilExit() } }
+        try waitUntil(5, "xclip owns CLIPBOARD") { try run("xclip", ["-o", "-selection", "clipboard"]).text == "only on X" }
+        var environment = desktop.environment
+        environment["WAYLAND_DISPLAY"] = desktop.home + "/no-compositor-here"
+        let paste = try Runner(environment: environment).run(desktop.pb, ["paste"], timeout: 30)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.text, "only on X", "read through X")
+        environment["DISPLAY"] = nil
+        let alone = try Runner(environment: environment).run(desktop.pb, ["paste"], timeout: 30)
+        XCTAssertEqual(alone.status, 1, alone.stderr)
+        XCTAssertTrue(alone.stderr.contains("cannot reach the Wayland compositor at \(desktop.home)/no-compositor-here"), alone.stderr)
+        stop(x)
+    }
+
     func testCopyWithoutTheDaemonSaysHowToStartIt() throws {
         let owner = try wlCopy(Array("left alone".utf8))
         let copy = try pbOnWayland(["copy", "new text"])
