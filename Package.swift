@@ -72,10 +72,12 @@ let package = Package(
 
         // MARK: - Client library
 
-        /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket and X.
+        /// The public Swift API: Pasteboard.general, named pasteboards, items, changeCount, over the control socket, X and
+        /// a Wayland seat through data-control.
         .target(
             name: "Pasteboard",
-            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs"]
+            dependencies: ["PasteboardCore", "ControlProtocol", "SystemSupport", "XClient", "Selection", "XTypes", "ImageCodecs",
+                           "WaylandClient"]
         ),
 
         // MARK: - Service

@@ -4,8 +4,9 @@ import SystemSupport
 
 /// Why a request to pasteboardd failed.
 enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// No daemon listens on the control socket.
-    case notRunning(socket: String)
+    /// No daemon listens on the control socket; `wayland`: on a Wayland session (`WAYLAND_DISPLAY` set), where
+    /// starting it takes that variable in the user manager's environment.
+    case notRunning(socket: String, wayland: Bool = false)
     /// The daemon answered with an error.
     case daemon(code: ErrorCode, message: String)
     /// The daemon answered the connection with why it does not serve it — `unavailable` in place of the hello
@@ -25,8 +26,11 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .notRunning(let socket):
+        case .notRunning(let socket, false):
             "pasteboardd is not running (no daemon at \(socket)); start it with 'systemctl --user start pasteboardd' or run 'pasteboardd &'"
+        case .notRunning(let socket, true):
+            "pasteboardd is not running (no daemon at \(socket)); on Wayland start it with "
+                + "'systemctl --user import-environment WAYLAND_DISPLAY DISPLAY && systemctl --user start pasteboardd' or run 'pasteboardd &'"
         case .daemon(_, let message): message
         case .notServing(let message): message
         case .timedOut: "pasteboardd did not answer in time"

@@ -56,12 +56,14 @@ enum DaemonEndpoint: Equatable, Sendable {
         }
         let socket = XDGDirectories(environment: environment).controlSocket
         do { return (.local(socket: socket), try UnixSocket.connect(path: socket)) } catch {
-            throw .notRunning(socket: socket)
+            throw .notRunning(socket: socket, wayland: !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty)
         }
     }
 
+    /// Whether this side has a display of its own, X or Wayland (a Wayland session without XWayland is no SSH
+    /// session, whatever forwarded sockets lie around).
     private static func hasDisplay(_ environment: [String: String]) -> Bool {
-        environment["DISPLAY"].map { !$0.isEmpty } ?? false
+        environment["DISPLAY"].map { !$0.isEmpty } ?? false || environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } ?? false
     }
 
     private static func session(_ environment: [String: String]) -> String? {

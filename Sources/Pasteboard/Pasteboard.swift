@@ -4,6 +4,7 @@ import ControlProtocol
 import ImageCodecs
 import Selection
 import SystemSupport
+import WaylandClient
 import XClient
 import XTypes
 
@@ -72,7 +73,8 @@ public struct PasteboardOptions: Equatable, Sendable {
 /// that name), in the spirit of UIPasteboard and NSPasteboard.
 ///
 /// Reading works whoever owns the pasteboard: content pasteboardd holds comes from its socket, anything
-/// else from the X selection, and either way a type that is not offered is converted from one that is
+/// else from the X selection — or, on a Wayland session (`WAYLAND_DISPLAY`), CLIPBOARD and PRIMARY from the
+/// seat's selection and primary selection through data-control (`DirectDisplay` says which and why) — and either way a type that is not offered is converted from one that is
 /// (`ConversionTable`: `data(forType: .html)` of an RTF copy is HTML). Writing, counting and waiting for
 /// changes go through pasteboardd. One write with every representation is one change. Use an instance
 /// from one thread at a time.
@@ -91,6 +93,10 @@ public final class Pasteboard {
     public let table: ConversionTable
     let environment: [String: String]
     private var reader: SelectionReader?
+    /// The Wayland seat read when pasteboardd does not hold the content (`DirectDisplay`), once connected.
+    private var seat: WaylandSelectionReader?
+    /// The seat could not be read and `DISPLAY` is set: X is read instead.
+    private var seatGaveWay = false
     private var client: DaemonClient?
     /// The daemon is reached through a forwarded socket (`$PASTEBOARD_SOCKET`, `pb ssh`): there is no X display
     /// of this side's own, and everything is asked of that daemon (docs/remote.md).
@@ -218,12 +224,16 @@ public final class Pasteboard {
     }
 
     /// The owner's TARGETS list as it gives it, protocol targets included (`xclip -t TARGETS -o`). Through a
-    /// forward, the list the daemon at the other end serves for the content it holds.
+    /// forward, the list the daemon at the other end serves for the content it holds. On a Wayland seat, the MIME
+    /// types of its current offer as its client listed them (`wl-paste --list-types`).
     public var targets: [PasteboardType] {
         get throws(PasteboardError) {
             if isForwarded {
                 guard case .targets(let names) = try request(.targets(pasteboard: name.rawValue)) else { throw .refused("unexpected answer") }
                 return names.map(PasteboardType.init(rawValue:))
+            }
+            if let seat = try wayland() {
+                return try seat.types(primary: name == .primary, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
             }
             let (reader, selection) = try x()
             do {
@@ -287,7 +297,8 @@ public final class Pasteboard {
         case .refused(let error): throw PasteboardError.translate(error)
         case .notHeld: break
         }
-        let representation = try readThroughX(type)
+        let representation: Representation
+        if let seat = try wayland() { representation = try readThroughWayland(type, seat: seat) } else { representation = try readThroughX(type) }
         guard sink(representation.data[...]) else { throw .refused("the paste was stopped") }
         return representation.type
     }
@@ -322,6 +333,7 @@ public final class Pasteboard {
                 default: throw error
                 }
             }
+            if let seat = try wayland() { return try waylandItems(seat) }
             let (reader, selection) = try x()
             var representations: [Representation] = []
             for type in try types where !SnapshotPolicy.neverRead.contains(type.rawValue) {
@@ -421,6 +433,75 @@ public final class Pasteboard {
             }
         }
         throw .typeNotPresent(type)
+    }
+
+    /// Reads `type` from the Wayland seat's current offer: the MIME type read is chosen from what the offer lists
+    /// (`WaylandTypes`: wl-copy's plain-text aliases of a rich copy are not its text), and converted to `type`.
+    private func readThroughWayland(_ type: PasteboardType, seat: WaylandSelectionReader) throws(PasteboardError) -> Representation {
+        let primary = name == .primary
+        let mimeTypes = try seat.types(primary: primary, timeoutMilliseconds: timeoutMilliseconds)
+        let offered = WaylandTypes.pasteboardTypes(fromMIME: mimeTypes, table: table)
+        do {
+            let read = try table.read(type, offered: offered, services: .system, asUTF8Text: true) { source -> Result<Representation?, PasteboardError> in
+                fetch(source, mimeTypes: mimeTypes, seat: seat)
+            }
+            if let read { return read }
+        } catch {
+            switch error {
+            case .source(let failure): throw failure
+            case .read(.notOffered): break
+            case .read(.wrongReplyType(let asked, let got)): throw .badReply("the owner of \(name) answered \(asked) with \(got) data")
+            case .read(.conversionFailed(let failure)): throw .conversionFailed("\(failure)")
+            }
+        }
+        throw .typeNotPresent(type)
+    }
+
+    /// One type of the seat's offer: its bytes, as the type asked (Wayland replies carry no type of their own).
+    private func fetch(_ source: PasteboardType, mimeTypes: [String], seat: WaylandSelectionReader) -> Result<Representation?, PasteboardError> {
+        guard let mime = WaylandTypes.mimeType(for: source, offered: mimeTypes) else { return .success(nil) }
+        do {
+            let bytes = try seat.read(mime, primary: name == .primary, timeoutMilliseconds: timeoutMilliseconds, cap: Self.maximumDirectReadBytes)
+            return .success(Representation(type: source, data: bytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The seat's offer as one item: every type it lists (as `WaylandTypes` names them), read now.
+    private func waylandItems(_ seat: WaylandSelectionReader) throws(PasteboardError) -> [PasteboardItem] {
+        let mimeTypes = try seat.types(primary: name == .primary, timeoutMilliseconds: timeoutMilliseconds)
+        var representations: [Representation] = []
+        for type in WaylandTypes.pasteboardTypes(fromMIME: mimeTypes, table: table) where !SnapshotPolicy.neverRead.contains(type.rawValue) {
+            switch fetch(type, mimeTypes: mimeTypes, seat: seat) {
+            case .success(let representation?): representations.append(representation)
+            case .success(nil): continue
+            case .failure(let error): throw error
+            }
+        }
+        return PasteboardItem.keeping(representations).item.map { [$0] } ?? []
+    }
+
+    /// The most bytes of one type read from a Wayland client: what pasteboardd itself accepts in one copy.
+    static let maximumDirectReadBytes = PasteboardLimits.maximumCopyBytes
+
+    /// The seat to read from when pasteboardd does not hold the content (`DirectDisplay`), connected on first use;
+    /// nil when X is read instead. A seat that cannot be read throws, unless `DISPLAY` is set: then X is read.
+    private func wayland() throws(PasteboardError) -> WaylandSelectionReader? {
+        guard !seatGaveWay, case .wayland(let socket) = DirectDisplay.choose(environment, pasteboard: name) else { return nil }
+        if let seat { return seat }
+        do throws(PasteboardError) {
+            let opened = try WaylandSelectionReader(socket: socket)
+            if name == .primary && !opened.hasPrimarySelection {
+                throw PasteboardError.display("the Wayland compositor at \(socket) has no primary selection (wlr-data-control version 1)")
+            }
+            seat = opened
+            return opened
+        } catch {
+            guard DirectDisplay.hasXFallback(environment) else { throw error }
+            seatGaveWay = true
+            return nil
+        }
     }
 
     /// One target read through X: the owner's value and the type it came as (nil when it refused).

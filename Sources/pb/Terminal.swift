@@ -30,10 +30,12 @@ extension Runner {
         }
     }
 
-    /// Whether a copy pasteboardd could not take goes to the terminal instead: no display to serve it on
-    /// (the daemon's absence is the caller's finding), a terminal to ask, and nothing OSC 52 cannot carry.
+    /// Whether a copy pasteboardd could not take goes to the terminal instead: no display to serve it on, X or
+    /// Wayland (the daemon's absence is the caller's finding: on a desktop, the user must hear how to start it),
+    /// a terminal to ask, and nothing OSC 52 cannot carry.
     func terminalTakes(_ request: CopyRequest) -> Bool {
-        (Environment.value("DISPLAY") ?? "").isEmpty && (request.pasteboard == .general || request.pasteboard == .primary)
+        (Environment.value("DISPLAY") ?? "").isEmpty && (Environment.value("WAYLAND_DISPLAY") ?? "").isEmpty
+            && (request.pasteboard == .general || request.pasteboard == .primary)
             && !request.sensitive && !request.pasteOnce && request.expiresAfterMilliseconds == nil && !request.localOnly
             && TerminalClipboard.isAvailable
     }

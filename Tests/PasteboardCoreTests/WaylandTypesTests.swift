@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-@testable import DaemonCore
 import PasteboardCore
 import XCTest
 
@@ -22,7 +21,7 @@ final class WaylandTypesTests: XCTestCase {
     }
 
     func testAnotherEndpointsTypeFindsTheWaylandOffersMIMEName() {
-        let offered = ["text/plain;charset=utf-8", "text/html", WaylandSeatEndpoint.ownMarker]
+        let offered = ["text/plain;charset=utf-8", "text/html", WaylandTypes.ownMarker]
         XCTAssertEqual(WaylandTypes.mimeType(for: .utf8String, offered: offered), "text/plain;charset=utf-8")
         XCTAssertEqual(WaylandTypes.mimeType(for: .html, offered: offered), "text/html")
         XCTAssertEqual(WaylandTypes.mimeType(for: .text, offered: ["text/plain"]), "text/plain")
@@ -68,5 +67,17 @@ final class WaylandTypesTests: XCTestCase {
         XCTAssertEqual(WaylandTypes.mimeType(for: .flatRTFD, offered: ["application/x-apple-flat-rtfd"]), "application/x-apple-flat-rtfd")
         XCTAssertEqual(WaylandTypes.mimeType(for: .flatRTFD, offered: ["application/x-apple-flat-rtfd", "com.apple.flat-rtfd"]),
                        "com.apple.flat-rtfd", "its own name first")
+    }
+}
+
+/// What of an offer's announced MIME types is kept: a hostile list costs at most four times the types considered,
+/// of names not too long for an item to carry.
+final class WaylandAnnouncedTypesTests: XCTestCase {
+    func testAnnouncedTypesAreCappedInNumberAndLength() {
+        XCTAssertTrue(WaylandTypes.keepsAnnounced("text/plain", after: 0))
+        XCTAssertTrue(WaylandTypes.keepsAnnounced("text/plain", after: WaylandTypes.maximumOfferedTypes * 4 - 1))
+        XCTAssertFalse(WaylandTypes.keepsAnnounced("text/plain", after: WaylandTypes.maximumOfferedTypes * 4))
+        XCTAssertTrue(WaylandTypes.keepsAnnounced(String(repeating: "a", count: PasteboardLimits.maximumTypeNameLength), after: 0))
+        XCTAssertFalse(WaylandTypes.keepsAnnounced(String(repeating: "a", count: PasteboardLimits.maximumTypeNameLength + 1), after: 0))
     }
 }
