@@ -152,18 +152,7 @@ public struct WireWriter: Sendable {
 
 /// One piece of an encoded frame (`WireWriter.pieces`): bytes in memory, or a source whose bytes are read
 /// as the piece is written.
-public enum FramePiece: Sendable {
-    case bytes([UInt8])
-    case source(any ByteSource)
-
-    /// The piece's length in bytes.
-    public var count: Int {
-        switch self {
-        case .bytes(let bytes): bytes.count
-        case .source(let source): source.count
-        }
-    }
-}
+public typealias FramePiece = SentBytes
 
 /// Reads fields from a message body, checking every length against what remains and against its cap
 /// before allocating. Field names are autoclosures so that naming costs nothing unless decoding fails.

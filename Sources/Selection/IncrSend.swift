@@ -31,29 +31,7 @@ public struct IncrSend: Equatable, Sendable {
     }
 
     /// What is sent: bytes in memory, or a source read a chunk at a time.
-    public enum Payload: Sendable {
-        case bytes([UInt8])
-        case source(any ByteSource)
-
-        public var count: Int {
-            switch self {
-            case .bytes(let bytes): bytes.count
-            case .source(let source): source.count
-            }
-        }
-
-        /// Calls `body` with the bytes of `range`: in place for bytes in memory, read from the source (which
-        /// may throw) otherwise.
-        public func withChunk<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) throws -> Result {
-            switch self {
-            case .bytes(let bytes):
-                return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
-            case .source(let source):
-                let chunk = try source.read(range)
-                return chunk.withUnsafeBytes(body)
-            }
-        }
-    }
+    public typealias Payload = SentBytes
 
     public let key: TransferKey
     public let type: Atom

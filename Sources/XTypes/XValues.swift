@@ -52,6 +52,33 @@ public protocol ByteSource: AnyObject, Sendable {
     func read(_ range: Range<Int>) throws -> [UInt8]
 }
 
+/// Bytes to send: in memory, or a `ByteSource` read a piece at a time as they go out (content served from its
+/// file). What an INCR transfer sends (`IncrSend.Payload`) and what a control frame is made of (`FramePiece`).
+public enum SentBytes: Sendable {
+    case bytes([UInt8])
+    case source(any ByteSource)
+
+    /// The length in bytes.
+    public var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .source(let source): source.count
+        }
+    }
+
+    /// Calls `body` with the bytes of `range`: in place for bytes in memory, read from the source (which may
+    /// throw) otherwise.
+    public func withChunk<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) throws -> Result {
+        switch self {
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        case .source(let source):
+            let chunk = try source.read(range)
+            return chunk.withUnsafeBytes(body)
+        }
+    }
+}
+
 /// The value of a window property as X carries it: a type atom and items of 8, 16 or 32 bits.
 /// Format-32 items are kept as `UInt32` here; the X door converts them to and from C longs.
 public struct PropertyValue: Equatable, Sendable {
