@@ -120,6 +120,29 @@ class DesktopTestCase: XCTestCase {
         return (process, LineReader(output.fileHandleForReading))
     }
 
+    /// A file of `size` bytes in the desktop's home, the same for the same `name` every run (`SeededGenerator`),
+    /// and its bytes.
+    func randomFile(_ size: Int, name: String) throws -> (path: String, data: [UInt8]) {
+        var generator = SeededGenerator.forTest(name)
+        var data = [UInt8](repeating: 0, count: size)
+        data.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for i in words.indices { words[i] = generator.next() }
+        }
+        let path = desktop.home + "/" + name
+        try Data(data).write(to: URL(fileURLWithPath: path))
+        return (path, data)
+    }
+
+    /// A headless sway for a suite's Wayland tests: an error in CI or wherever sway is installed, a skip (through
+    /// the skip log) where it is not.
+    func startSway() throws -> Sway {
+        do { return try Sway() } catch {
+            if Tools.isCI || Tools.path(of: "sway") != nil { throw error }
+            throw XCTSkip(SkipLog.record(name, "\(error)"))
+        }
+    }
+
     func stop(_ process: Process) {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()

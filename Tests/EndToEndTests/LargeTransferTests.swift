@@ -8,18 +8,6 @@ import XCTest
 final class LargeTransferTests: DesktopTestCase {
     static let size = 64 << 20
 
-    func randomFile(_ size: Int, name: String) throws -> (path: String, data: [UInt8]) {
-        var generator = SeededGenerator.forTest(name)
-        var data = [UInt8](repeating: 0, count: size)
-        data.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt64.self)
-            for i in words.indices { words[i] = generator.next() }
-        }
-        let path = desktop.home + "/" + name
-        try Data(data).write(to: URL(fileURLWithPath: path))
-        return (path, data)
-    }
-
     func test64MiBFromPbToXclipAndBack() throws {
         let (path, data) = try randomFile(Self.size, name: "big.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")

@@ -13,15 +13,9 @@ final class TransferProgressTests: DesktopTestCase {
 
     var remoteSocket: String { desktop.home + "/runtime/pasteboard/remote.sock" }
 
-    func randomFile(_ size: Int, name: String) throws -> (path: String, sha256: String) {
-        var generator = SeededGenerator.forTest(name)
-        var data = [UInt8](repeating: 0, count: size)
-        data.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt64.self)
-            for i in words.indices { words[i] = generator.next() }
-        }
-        let path = desktop.home + "/" + name
-        try Data(data).write(to: URL(fileURLWithPath: path))
+    /// `randomFile(_:name:)`'s file and its SHA-256 (what the other side's bytes are checked against).
+    func randomFileAndSum(_ size: Int, name: String) throws -> (path: String, sha256: String) {
+        let (path, _) = try randomFile(size, name: name)
         let sum = try run("/usr/bin/sha256sum", [path]).text.split(separator: " ").first.map(String.init) ?? ""
         return (path, sum)
     }
@@ -42,7 +36,7 @@ final class TransferProgressTests: DesktopTestCase {
     }
 
     func testAPasteThatLastsOverASecondShowsProgressOnTheTerminalAndNotInTheData() throws {
-        let (path, sum) = try randomFile(Self.size, name: "progress-paste.bin")
+        let (path, sum) = try randomFileAndSum(Self.size, name: "progress-paste.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")
         let seen = try transfer(["--slow-reader"], ["paste", "-t", "application/octet-stream"])
         XCTAssertEqual(seen["status"] as? Int, 0, "\(seen)")
@@ -67,7 +61,7 @@ final class TransferProgressTests: DesktopTestCase {
     }
 
     func testNothingIsDrawnWhenStandardErrorIsAFileOrThePasteIsShort() throws {
-        let (path, sum) = try randomFile(Self.size, name: "progress-file.bin")
+        let (path, sum) = try randomFileAndSum(Self.size, name: "progress-file.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")
         let toFile = try transfer(["--stderr-file", "--slow-reader"], ["paste", "-t", "application/octet-stream"])
         XCTAssertEqual(toFile["status"] as? Int, 0, "\(toFile)")
@@ -82,7 +76,7 @@ final class TransferProgressTests: DesktopTestCase {
     }
 
     func testACopyThroughASlowLinkShowsProgressAndArrivesWhole() throws {
-        let (path, sum) = try randomFile(Self.size, name: "progress-copy.bin")
+        let (path, sum) = try randomFileAndSum(Self.size, name: "progress-copy.bin")
         let seen = try transfer(["--slow-link", remoteSocket], ["copy", "-t", "application/octet-stream=\(path)"])
         XCTAssertEqual(seen["status"] as? Int, 0, "\(seen)")
         let terminal = try XCTUnwrap(seen["terminal"] as? String)
@@ -96,7 +90,7 @@ final class TransferProgressTests: DesktopTestCase {
     /// (before this, pb read it whole: over 256 MiB).
     func testACopyOfALargeFileIsSentFromTheFileNotReadIntoMemory() throws {
         let size = 256 << 20
-        let (path, sum) = try randomFile(size, name: "huge.bin")
+        let (path, sum) = try randomFileAndSum(size, name: "huge.bin")
         let copied = try transfer(["--stderr-file"], ["copy", "-t", "application/octet-stream=\(path)"])
         XCTAssertEqual(copied["status"] as? Int, 0, "\(copied)")
         let peak = try XCTUnwrap(copied["vmhwm_kib"] as? Int)
@@ -112,7 +106,7 @@ final class TransferProgressTests: DesktopTestCase {
     }
 
     func testAFileThatChangesWhileItIsCopiedFailsAndThePreviousContentStays() throws {
-        let (path, _) = try randomFile(Self.size, name: "changing.bin")
+        let (path, _) = try randomFileAndSum(Self.size, name: "changing.bin")
         try pb("copy", "before the change")
         let seen = try transfer(["--slow-link", remoteSocket, "--append-after", String(8 << 20), path, "--stderr-file"],
                                 ["copy", "-t", "application/octet-stream=\(path)"])
@@ -126,7 +120,7 @@ final class TransferProgressTests: DesktopTestCase {
     }
 
     func testCtrlCDuringACopyEndsTheDaemonsTransferAndKeepsThePreviousContent() throws {
-        let (path, _) = try randomFile(Self.size, name: "interrupted-copy.bin")
+        let (path, _) = try randomFileAndSum(Self.size, name: "interrupted-copy.bin")
         try pb("copy", "before the interrupted copy")
         let seen = try transfer(["--slow-link", remoteSocket, "--interrupt-after", String(8 << 20)],
                                 ["copy", "-t", "application/octet-stream=\(path)"])
@@ -140,7 +134,7 @@ final class TransferProgressTests: DesktopTestCase {
     }
 
     func testCtrlCDuringAPasteThroughTheRemoteSocketEndsItsTransfer() throws {
-        let (path, sum) = try randomFile(Self.size, name: "interrupted-paste.bin")
+        let (path, sum) = try randomFileAndSum(Self.size, name: "interrupted-paste.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")
         let report = try transfer(["--socket", remoteSocket, "--slow-reader", "--interrupt-after", String(8 << 20)],
                                   ["paste", "-t", "application/octet-stream"])

@@ -14,12 +14,7 @@ final class WaylandDirectReadTests: DesktopTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if Self.sway == nil {
-            do { Self.sway = try Sway() } catch {
-                if Tools.isCI || Tools.path(of: "sway") != nil { throw error }
-                throw XCTSkip(SkipLog.record(name, "\(error)"))
-            }
-        }
+        if Self.sway == nil { Self.sway = try startSway() }
         XCTAssertNil(desktop.daemon, "no pasteboardd in this suite")
     }
 

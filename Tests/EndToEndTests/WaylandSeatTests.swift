@@ -13,12 +13,7 @@ final class WaylandSeatTests: DesktopTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if Self.sway == nil {
-            do { Self.sway = try Sway() } catch {
-                if Tools.isCI || Tools.path(of: "sway") != nil { throw error }
-                throw XCTSkip(SkipLog.record(name, "\(error)"))
-            }
-        }
+        if Self.sway == nil { Self.sway = try startSway() }
         if desktop.daemon?.isRunning != true {
             try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
         }

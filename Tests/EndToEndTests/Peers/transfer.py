@@ -39,8 +39,32 @@ CHUNK = 256 << 10
 PAUSE = 0.025
 
 
+def pump(source, sink, size, pause=0.0, counted=None):
+    """Carries what `source` sends to `sink`, `size` bytes a read, `pause` s after each, until `source` ends;
+    then ends `sink`'s side. `counted(n)` is told each piece's length."""
+    try:
+        while True:
+            data = source.recv(size)
+            if not data:
+                break
+            sink.sendall(data)
+            if counted:
+                counted(len(data))
+            if pause:
+                time.sleep(pause)
+    except OSError:
+        pass
+    try:
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
 def relay(listener, target, state):
     """Accepts pb's connections and carries each to `target`, slowly towards it, at once back."""
+    def count(n):
+        state["relayed"] += n
+
     while True:
         try:
             client, _ = listener.accept()
@@ -48,40 +72,8 @@ def relay(listener, target, state):
             return
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         upstream.connect(target)
-
-        def back(a=upstream, b=client):
-            try:
-                while True:
-                    data = a.recv(65536)
-                    if not data:
-                        break
-                    b.sendall(data)
-            except OSError:
-                pass
-            try:
-                b.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-
-        threading.Thread(target=back, daemon=True).start()
-
-        def forth(a=client, b=upstream):
-            try:
-                while True:
-                    data = a.recv(CHUNK)
-                    if not data:
-                        break
-                    b.sendall(data)
-                    state["relayed"] += len(data)
-                    time.sleep(PAUSE)
-            except OSError:
-                pass
-            try:
-                b.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-
-        threading.Thread(target=forth, daemon=True).start()
+        threading.Thread(target=pump, args=(upstream, client, 65536), daemon=True).start()
+        threading.Thread(target=pump, args=(client, upstream, CHUNK, PAUSE, count), daemon=True).start()
 
 
 def main():
