@@ -41,6 +41,13 @@ final class ActivationTests: DesktopTestCase {
 
         func stop() -> Int32 { stopAndWait() }
 
+        /// Whether it has ended by itself (a zombie waiting for `stop()` to reap it, or gone).
+        var hasExited: Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }
+            return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+        }
+
         /// The running program's name, as the kernel has it (`systemd-socket-activate` execs what it starts).
         var command: String {
             ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "")
@@ -276,6 +283,8 @@ final class ActivationTests: DesktopTestCase {
         let result = try run(desktop.pb, ["copy", "bad configuration"])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stderr, "pb: pasteboardd could not start: \(config): unknown key \"historyLenght\"\n")
+        // It answers pb, then exits: stopped before that, it would be SIGTERM's and not its own status.
+        try waitUntil(10, "pasteboardd exits after saying why") { activator.hasExited }
         XCTAssertEqual(activator.stop(), 1)
     }
 }
