@@ -149,19 +149,25 @@ final class RequestServer {
     }
 
     /// Who `window` belongs to, for a read record (`recentReader`).
+    /// Only a window that was named is remembered: a lookup that found nobody (its client gone) says nothing of
+    /// the next client, and X gives a new client the window IDs of one that just left — a requestor asking
+    /// TARGETS and exiting, then another asking for text within the second, were taken for one nobody.
     private func source(of window: WindowID) -> ContentSource? {
         let now = clock.now()
         if let recent = recentReader, recent.window == window, now < recent.until { return recent.source }
         let source = executor.serials.lookingUp { sources.source(of: window) }
-        recentReader = (window, now + .seconds(1), source)
+        recentReader = source.map { (window, now + .seconds(1), $0) }
         return source
     }
 
-    /// Tells `onRead` of each content target `parked` asks for, served or refused (`refusal` of a target: why).
+    /// Tells `onRead` of each content target `parked` asks for, served or refused (`refusal` of a target: why);
+    /// a request for the protocol's own targets alone is no read, and nobody is looked up for it.
     private func noteReads(of parked: ParkedRequest, reader: ContentSource??, refusal: (Atom) -> String?) {
         guard let onRead, watchesReads(), let name = boards[parked.request.selection]?.name else { return }
+        let targets = contentTargets(of: parked)
+        guard !targets.isEmpty else { return }
         let who = reader ?? source(of: parked.request.requestor)
-        for target in contentTargets(of: parked) {
+        for target in targets {
             onRead(ReadNotice(name: name, type: x.name(of: target) ?? "atom \(target.rawValue)", reader: who, refusal: refusal(target), via: .x))
         }
     }
