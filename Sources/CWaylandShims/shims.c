@@ -7,6 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+// The door's other side: libwayland-client (the CWayland system library), which these calls drive. Only here:
+// the shim's own header names no Wayland type, so Swift sees none of libwayland through it.
+#include <wayland-client.h>
+
 #include "generated/ext-data-control-v1-client-protocol.h"
 #include "generated/wlr-data-control-unstable-v1-client-protocol.h"
 

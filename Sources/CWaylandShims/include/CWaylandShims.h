@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-// The door's other side: libwayland-client (the CWayland system library), which the shim's calls drive.
-#include <wayland-client.h>
 
 typedef struct pbw_connection pbw_connection;
 
