@@ -199,6 +199,10 @@ class Daemon:
                                  + result.stderr.decode(errors="replace").strip())
         return result
 
+    def count(self):
+        """CLIPBOARD's changeCount, as `pb count` prints it."""
+        return int(self.pb("count").stdout.decode().strip())
+
     def status(self):
         """`pb status` as a dict."""
         out = self.pb("status", timeout=15).stdout.decode()
@@ -262,6 +266,13 @@ class Daemon:
 
     def log_since(self, mark):
         return self.log_text()[mark:].splitlines()
+
+
+def x_read(display, target="UTF8_STRING"):
+    """What an X client on `display` pastes from CLIPBOARD as `target` (xclip -o), or None when it gets nothing."""
+    result = subprocess.run(["xclip", "-o", "-selection", "clipboard", "-t", target],
+                            env=dict(os.environ, DISPLAY=display), capture_output=True, timeout=20)
+    return result.stdout if result.returncode == 0 else None
 
 
 def proc_kib(pid, key):

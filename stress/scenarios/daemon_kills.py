@@ -55,9 +55,6 @@ def persisted_count(daemon):
     return 0
 
 
-def count(daemon):
-    return int(daemon.pb("count").stdout.decode().strip())
-
 
 def history(daemon):
     """`pb history` as (index, size) pairs, newest first."""
@@ -89,7 +86,7 @@ def daemon_kills(ctx):
     daemon.pb("copy", input=first)
     wait_until(lambda: history(daemon), 10, what="the first copy in the history")
     previous = first        # what the clipboard held (restored, or written and waited for) before this round
-    highest_count = count(daemon)
+    highest_count = daemon.count()
 
     iterations = restored_new = restored_old = inflight_failed = mid_write = 0
     history_checked = 0
@@ -158,7 +155,7 @@ def daemon_kills(ctx):
                              f"nor the new content (a copy of round {which})" if which is not None else
                              f"round {seq}: the clipboard holds {len(pasted)} bytes that were never copied (torn)")
             previous = pasted
-        now_count = count(daemon)
+        now_count = daemon.count()
         ctx.check(now_count >= highest_count, f"round {seq}: changeCount went back from {highest_count} to {now_count}")
         if acknowledged:
             ctx.check(now_count > highest_count, f"round {seq}: an acknowledged copy is not counted after the restart "

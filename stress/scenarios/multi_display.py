@@ -11,13 +11,8 @@ import os
 import subprocess
 import time
 
-from harness import ScenarioFailed, scenario, wait_until
+from harness import ScenarioFailed, scenario, wait_until, x_read
 
-
-def x_read(display, target="UTF8_STRING"):
-    result = subprocess.run(["xclip", "-o", "-selection", "clipboard", "-t", target],
-                            env=dict(os.environ, DISPLAY=display), capture_output=True, timeout=20)
-    return result.stdout if result.returncode == 0 else None
 
 
 def root_count(display):
@@ -28,9 +23,6 @@ def root_count(display):
     return int(text.rsplit("=", 1)[1]) if "=" in text else None
 
 
-def count(daemon):
-    return int(daemon.pb("count").stdout.decode().strip())
-
 
 @scenario("multi_display", "two displays, one pasteboard, churn on both sides: every copy pastes on the other "
                            "display, one change each, the same count on both roots, quiet once the churn stops")
@@ -38,7 +30,7 @@ def multi_display(ctx):
     a, b = ctx.xvfb(), ctx.xvfb()
     daemon = ctx.daemon(a.display, args=["--display", a.display, "--display", b.display])
     daemon.start()
-    start = count(daemon)
+    start = daemon.count()
     sides = [a.display, b.display]
     latencies = []
     copies = 0
@@ -60,11 +52,11 @@ def multi_display(ctx):
         for finished in [o for o in owners[:-1] if o.poll() is not None]:
             ctx.stop(finished)
             owners.remove(finished)
-        if copies % 2 == 0 and count(daemon) != start + copies:
-            raise ScenarioFailed(f"after {copies} copies the count is {count(daemon)}, not {start + copies}: an echo")
-    settled = count(daemon)
+        if copies % 2 == 0 and daemon.count() != start + copies:
+            raise ScenarioFailed(f"after {copies} copies the count is {daemon.count()}, not {start + copies}: an echo")
+    settled = daemon.count()
     time.sleep(1.0)
-    ctx.check(count(daemon) == settled, f"quiet once the churn stopped (count {settled} -> {count(daemon)})")
+    ctx.check(daemon.count() == settled, f"quiet once the churn stopped (count {settled} -> {daemon.count()})")
     ctx.check(settled == start + copies, f"one change per copy: {copies} copies moved the count {settled - start}")
     ctx.check(root_count(a.display) == root_count(b.display) == settled,
               f"the same count on both roots ({root_count(a.display)}, {root_count(b.display)}, pb count {settled})")

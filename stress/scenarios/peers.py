@@ -13,17 +13,9 @@ import os
 import subprocess
 import time
 
-from harness import ScenarioFailed, scenario, wait_until
+from harness import ScenarioFailed, scenario, wait_until, x_read
 
 
-def x_read(display, target="UTF8_STRING"):
-    result = subprocess.run(["xclip", "-o", "-selection", "clipboard", "-t", target],
-                            env=dict(os.environ, DISPLAY=display), capture_output=True, timeout=20)
-    return result.stdout if result.returncode == 0 else None
-
-
-def count(daemon):
-    return int(daemon.pb("count").stdout.decode().strip())
 
 
 @scenario("peers", "two daemons peered over remote.sock, churn on both sides: every copy pastes on the other "
@@ -35,7 +27,7 @@ def peers(ctx):
     b.start()
     a.pb("peer", "add", os.path.join(b.home, "runtime", "pasteboard", "remote.sock"))
     wait_until(lambda: "\tconnected\t" in a.pb("peer", "list").stdout.decode(), 10, what="A peered with B")
-    starts = (count(a), count(b))
+    starts = (a.count(), b.count())
     sides = [(a, a_x.display, b, b_x.display), (b, b_x.display, a, a_x.display)]
     latencies = []
     changes = 0
@@ -49,7 +41,7 @@ def peers(ctx):
             secret = f"peer secret {changes} ".encode() + os.urandom(16).hex().encode()
             here.pb("copy", "--sensitive", input=secret)
             secrets += 1
-            wait_until(lambda: count(there) == starts[0 if there is a else 1] + changes, 10, interval=0.005,
+            wait_until(lambda: there.count() == starts[0 if there is a else 1] + changes, 10, interval=0.005,
                        what=f"the sensitive copy {changes} counted on the other side")
             seen = x_read(other)
             if seen is not None and b"peer secret" in seen:
@@ -67,12 +59,12 @@ def peers(ctx):
         for finished in [o for o in owners[:-1] if o.poll() is not None]:
             ctx.stop(finished)
             owners.remove(finished)
-        if changes % 2 == 0 and (count(a), count(b)) != (starts[0] + changes, starts[1] + changes):
-            raise ScenarioFailed(f"after {changes} changes the counts are {count(a)} and {count(b)}, "
+        if changes % 2 == 0 and (a.count(), b.count()) != (starts[0] + changes, starts[1] + changes):
+            raise ScenarioFailed(f"after {changes} changes the counts are {a.count()} and {b.count()}, "
                                  f"not {starts[0] + changes} and {starts[1] + changes}: an echo or a loss")
-    settled = (count(a), count(b))
+    settled = (a.count(), b.count())
     time.sleep(1.0)
-    ctx.check((count(a), count(b)) == settled, f"quiet once the churn stopped ({settled} -> {(count(a), count(b))})")
+    ctx.check((a.count(), b.count()) == settled, f"quiet once the churn stopped ({settled} -> {(a.count(), b.count())})")
     ctx.check(settled == (starts[0] + changes, starts[1] + changes),
               f"one change per copy on each side: {changes} changes moved the counts {settled[0] - starts[0]} and "
               f"{settled[1] - starts[1]}")

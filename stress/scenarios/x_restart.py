@@ -41,9 +41,6 @@ def saved(daemon, content):
     return shown.returncode == 0 and shown.stdout == content
 
 
-def count(daemon):
-    return int(daemon.pb("count").stdout.decode().strip())
-
 
 def spawn_without_waiting(ctx, daemon):
     """Starts `daemon` like Daemon.start but returns at once with the notify socket to wait on."""
@@ -80,7 +77,7 @@ def x_restart(ctx):
     wait_until(lambda: saved(daemon, content), 10, what="the copy to be saved")
 
     for variant, sig in (("SIGKILL", signal.SIGKILL), ("SIGTERM", signal.SIGTERM)):
-        before = count(daemon)
+        before = daemon.count()
         mark = daemon.mark_log()
         killed = time.monotonic()
         xvfb.stop(sig)
@@ -109,7 +106,7 @@ def x_restart(ctx):
                                      f"{'nothing' if served is None else len(served)} bytes from CLIPBOARD")
         ctx.check(daemon.status().get("owned.CLIPBOARD", daemon.status().get("owned.general")) == "yes",
                   f"after the {variant}: the daemon does not own CLIPBOARD")
-        after = count(daemon)
+        after = daemon.count()
         ctx.check(after >= before, f"after the {variant}: changeCount went back from {before} to {after}")
         ctx.figure(f"restart on a fresh X server after the {variant}: READY in {ready_ms:.0f} ms, "
                    f"{len(content) // 1024} KiB clipboard restored and served to xclip, changeCount {before} → {after}")
