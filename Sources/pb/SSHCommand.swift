@@ -19,10 +19,7 @@ extension Runner {
     /// Without a host in `arguments` (`pb ssh -V`) pb becomes ssh with the forward's options, as given. Returns
     /// only when the session does not start.
     func ssh(_ arguments: [String]) -> ExitCode {
-        var environment = Environment.all
-        let session = ForwardedSocket.session(from: (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max)))
-        environment[ForwardedSocket.sessionVariable] = session
-        let directories = XDGDirectories(environment: environment)
+        let (session, environment, directories) = newSession()
         let local = directories.remoteSocket
         if (try? FileSystem.status(local, followSymbolicLinks: false).kind) != .socket {
             Output.error("\(programName): warning: no pasteboardd listens at \(local): pb on the host will find no pasteboard until one does")
@@ -47,6 +44,15 @@ extension Runner {
             return fail("cannot start what cleans up after the session, so it was not started: \(error)")
         }
         return become(master.sessionArguments(passing: arguments), environment: environment)
+    }
+
+    /// A new session's name (`ForwardedSocket`: 128 random bits), pb's environment naming it to ssh
+    /// (`LC_PASTEBOARD_SESSION`), and this user's directories.
+    private func newSession() -> (session: String, environment: [String: String], directories: XDGDirectories) {
+        var environment = Environment.all
+        let session = ForwardedSocket.session(from: (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max)))
+        environment[ForwardedSocket.sessionVariable] = session
+        return (session, environment, XDGDirectories(environment: environment))
     }
 
     /// Replaces pb with ssh run with `argv`, every signal's disposition the default as if ssh had been run
@@ -149,10 +155,7 @@ extension Runner {
         do { _ = try daemon().status() } catch {
             return fail("no pasteboardd answers here to peer with (\(error))")
         }
-        var environment = Environment.all
-        let session = ForwardedSocket.session(from: (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max)))
-        environment[ForwardedSocket.sessionVariable] = session
-        let directories = XDGDirectories(environment: environment)
+        let (session, environment, directories) = newSession()
         let peerSocket = directories.runtime + "/peer-\(session.prefix(12)).sock"
         let master = SSHMaster(runtimeDirectory: directories.runtime, host: host, session: session)
         // sun_path's size: ssh would refuse the forward, or the control socket.
