@@ -35,7 +35,7 @@ final class RequestServer {
     private let sources: SourceLookup
     /// The last requestor looked up for a read record, kept a second: one paste is several requests from one
     /// window (TARGETS, then a target or three), and each lookup is a few round trips.
-    private var recentReader: (window: WindowID, until: MonotonicInstant, source: ContentSource?)?
+    private var recentReader: (window: WindowID, until: MonotonicInstant, source: ContentSource)?
 
     private struct ParkedRequest {
         var request: SelectionRequest
