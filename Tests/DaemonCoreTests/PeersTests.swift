@@ -54,6 +54,22 @@ final class PeersTests: XCTestCase {
     /// answering the control hello and handing the connection over on `peer`.
     @discardableResult
     func peer(_ dialer: Side, to acceptor: Side, socket: String = "/peer.sock") throws -> (FileDescriptor, FileDescriptor) {
+        let (near, far, requests, handshake) = try dial(dialer, socket)
+        var decoder = handshake
+        XCTAssertEqual(requests[0].kind, .hello)
+        try far.writeAll(ControlResponse.hello(version: 1, daemonPID: 1, daemonVersion: "test").encode())
+        guard case .peer(let version, let daemon, let name, let maximum) = requests[1] else { throw FixtureError("no peer request") }
+        guard case .success(let identity) = acceptor.peers.admit(version: version, daemon: daemon, name: name, maximumFrameBytes: maximum) else {
+            throw FixtureError("refused")
+        }
+        acceptor.peers.accept(identity, fd: far, received: decoder.takeBufferedBytes())
+        pump([dialer, acceptor])
+        return (near, far)
+    }
+
+    /// `dialer` adds the peer at `socket`, reached through a socket pair: its near end, the far end (the acceptor's
+    /// side), and the two requests the dialer sent first (hello, peer), with what came after them still buffered.
+    func dial(_ dialer: Side, _ socket: String) throws -> (near: FileDescriptor, far: FileDescriptor, requests: [ControlRequest], decoder: FrameDecoder) {
         let (near, far) = try UnixSocket.pair(nonBlocking: true)
         dialer.peers.dial = { _ in .success(near) }
         XCTAssertNil(dialer.peers.add(socket, persistent: false))
@@ -64,15 +80,7 @@ final class PeersTests: XCTestCase {
             decoder.append(bytes)
             while let frame = try decoder.nextFrame() { requests.append(try ControlRequest.decode(body: frame)) }
         }
-        XCTAssertEqual(requests[0].kind, .hello)
-        try far.writeAll(ControlResponse.hello(version: 1, daemonPID: 1, daemonVersion: "test").encode())
-        guard case .peer(let version, let daemon, let name, let maximum) = requests[1] else { throw FixtureError("no peer request") }
-        guard case .success(let identity) = acceptor.peers.admit(version: version, daemon: daemon, name: name, maximumFrameBytes: maximum) else {
-            throw FixtureError("refused")
-        }
-        acceptor.peers.accept(identity, fd: far, received: decoder.takeBufferedBytes())
-        pump([dialer, acceptor])
-        return (near, far)
+        return (near, far, requests, decoder)
     }
 
     /// Lets every connection of `sides` read and write until nothing moves.
@@ -262,16 +270,7 @@ final class PeersTests: XCTestCase {
     func testTwoDaemonsThatAddedEachOtherShareOneConnectionAndTheOtherIsListedRedundant() throws {
         let (a, b) = (side(1), side(2))
         try peer(a, to: b, socket: "/b.sock")
-        let (near, far) = try UnixSocket.pair(nonBlocking: true)
-        b.peers.dial = { _ in .success(near) }
-        XCTAssertNil(b.peers.add("/a.sock", persistent: false))
-        var decoder = FrameDecoder()
-        var requests: [ControlRequest] = []
-        while requests.count < 2 {
-            guard case .data(let bytes) = try far.readAvailable() else { throw FixtureError("no handshake") }
-            decoder.append(bytes)
-            while let frame = try decoder.nextFrame() { requests.append(try ControlRequest.decode(body: frame)) }
-        }
+        let (_, far, requests, _) = try dial(b, "/a.sock")
         guard case .peer(let version, let daemon, let name, let maximum) = requests[1],
               case .failure(let refusal) = a.peers.admit(version: version, daemon: daemon, name: name, maximumFrameBytes: maximum) else {
             return XCTFail("admitted twice")
