@@ -257,6 +257,8 @@ func checkIncrSend(_ send: inout IncrSend, deletes: Int) {
             ended = true
         case .done:
             invariant(ended, "done before the zero-length end")
+        case .waitForMore:
+            invariant(false, "a payload in memory waits for more bytes")
         }
         invariant(send.chunksWritten == chunks, "chunksWritten \(send.chunksWritten), \(chunks) chunks written")
         if ended && deletes == Int.max { break }

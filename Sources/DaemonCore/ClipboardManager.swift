@@ -76,6 +76,9 @@ final class ClipboardManager {
     var onTargets: ((PasteboardName, UInt64, [String]) -> Void)?
     /// Called with each representation a snapshot keeps, as soon as it is read: the pasteboard, the change.
     var onKept: ((PasteboardName, UInt64, Representation) -> Void)?
+    /// Called when a snapshot starts receiving a target by INCR: the pasteboard, the change, the target, its
+    /// bytes as they arrive (a reader on another display may be sent them as they come).
+    var onArriving: ((PasteboardName, UInt64, PasteboardType, ArrivingBytes) -> Void)?
     /// Called when kept content was restored at start and is served (at that count): other displays serve it too.
     var onRestored: ((PasteboardName, UInt64) -> Void)?
 
@@ -219,7 +222,9 @@ final class ClipboardManager {
                           then: ((Snapshotter.Outcome) -> Void)? = nil) {
         snapshotter.start(Snapshotter.Request(selection: selection, name: name, targets: targets,
                                               onTargets: { [weak self] in self?.onTargets?(name, count, $0) },
-                                              onKept: { [weak self] in self?.onKept?(name, count, $0) }) { [weak self] outcome in
+                                              onKept: { [weak self] in self?.onKept?(name, count, $0) },
+                                              onArriving: { [weak self] in self?.onArriving?(name, count, PasteboardType($0), $1) }) {
+            [weak self] outcome in
             self?.snapshotDone(name, count: count, outcome)
             then?(outcome)
             self?.onSnapshotEnded?(name)

@@ -52,6 +52,22 @@ final class IncrTransfers {
     func propertyDeleted(_ key: TransferKey) {
         guard var transfer = active[key] else { return }
         let step = transfer.send.propertyDeleted()
+        carryOut(step, key, &transfer)
+    }
+
+    /// The payload of a transfer that waits for more bytes (bytes relayed as they arrive) grew, ended or failed.
+    private func bytesArrived(_ key: TransferKey) {
+        guard var transfer = active[key] else { return }
+        if case .source(let source) = transfer.send.payload, let arriving = source as? ArrivingBytes, let failure = arriving.failure {
+            // The requestor sees a transfer cut off, never bytes of something else.
+            end(key, reason: "the content relayed from another display could not be read: \(failure)")
+            return
+        }
+        let step = transfer.send.bytesArrived()
+        carryOut(step, key, &transfer)
+    }
+
+    private func carryOut(_ step: IncrSend.Step, _ key: TransferKey, _ transfer: inout Active) {
         serials.label(.transfer(key))
         switch step {
         case .writeChunk(let range):
@@ -62,7 +78,8 @@ final class IncrTransfers {
             } catch {
                 // The file the content is served from failed to read: the requestor's transfer ends short of
                 // its size (it sees a transfer cut off, never other bytes), and the reason is logged.
-                end(key, reason: "its content could not be read from its file: \(error)")
+                end(key, reason: error is ArrivingBytes.Failed ? "the content relayed from another display stopped: \(error)"
+                    : "its content could not be read from its file: \(error)")
                 return
             }
             transfer.deadline = clock.now() + timeout
@@ -72,6 +89,15 @@ final class IncrTransfers {
             end(key, reason: nil)
         case .done:
             end(key, reason: nil)
+        case .waitForMore:
+            // The requestor is ready and the bytes are not: its idle time counts from when they come. (The
+            // reading side has deadlines of its own: a stalled owner fails the bytes, which ends this.)
+            transfer.deadline = clock.now() + timeout
+            active[key] = transfer
+            guard case .source(let source) = transfer.send.payload, let arriving = source as? ArrivingBytes else {
+                return end(key, reason: "its content stopped short")
+            }
+            arriving.whenChanged { [weak self] in self?.bytesArrived(key) }
         }
     }
 

@@ -38,6 +38,24 @@ enum FetchResult: Equatable {
     case data([UInt8])
     /// Why not (never content): the owner refused, timed out, went away, the pasteboard changed.
     case failed(String)
+    /// The bytes as they arrive from the live owner (a large value read by INCR): a reader may send them on
+    /// as they come (`ArrivingBytes`), or wait for the whole (`whole`).
+    case arriving(ArrivingBytes)
+
+    static func == (a: FetchResult, b: FetchResult) -> Bool {
+        switch (a, b) {
+        case (.data(let x), .data(let y)): x == y
+        case (.failed(let x), .failed(let y)): x == y
+        case (.arriving(let x), .arriving(let y)): x === y
+        default: false
+        }
+    }
+
+    /// Calls `completion` once with the whole value or why not: at once, or when bytes arriving have ended.
+    func whole(_ completion: @escaping (FetchResult) -> Void) {
+        if case .arriving(let bytes) = self { return bytes.whenEnded(completion) }
+        completion(self)
+    }
 
     /// `type` of `content`, the content of `pasteboard`.
     init(_ type: PasteboardType, of content: PasteboardContent, _ pasteboard: PasteboardName) {

@@ -288,7 +288,8 @@ final class PeerEndpoint: PasteboardEndpoint {
             return answer(request, .failed("what \(name) holds \(reason)"))
         }
         engine.fetch(name, type: type, serial: serial, origin: origin, for: id) { [weak self] result in
-            self?.answer(request, result)
+            // A peer gets the value in one frame: bytes still arriving are sent once they are all in.
+            result.whole { self?.answer(request, $0) }
         }
     }
 

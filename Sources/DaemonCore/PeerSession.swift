@@ -270,6 +270,8 @@ struct PeerSession {
             return .data(request: request, bytes: bytes)
         case .failed(let reason):
             return .failed(request: request, reason: reason)
+        case .arriving:
+            preconditionFailure("a peer is answered with the whole value (FetchResult.whole)")
         }
     }
 

@@ -178,7 +178,7 @@ final class RequestServer {
         var waiting = false
         var values: [Atom: PropertyValue] = [:]
         for target in contentTargets(of: parked) where values[target] == nil {
-            switch parked.served.lookup(target, services: services) {
+            switch parked.served.lookup(target, services: services, arriving: true) {
             case .value(let value): values[target] = value
             case .refused: break
             case .convert(let job):

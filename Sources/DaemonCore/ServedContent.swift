@@ -53,6 +53,9 @@ final class ServedContent {
 
     private enum Fetched {
         case fetching
+        /// A large value relayed as it arrives: served as it comes to a reader of that very type; converted
+        /// once it is all in (`ready`).
+        case arriving(ArrivingBytes)
         case ready([UInt8])
         case failed(String)
     }
@@ -106,8 +109,10 @@ final class ServedContent {
     func type(of target: Atom) -> PasteboardType? { typeByAtom[target] }
 
     /// The value for `target` now, or what to do to have it. Conversion steps that must run on the loop's
-    /// thread (COMPOUND_TEXT) run here, with `services`.
-    func lookup(_ target: Atom, services: ConversionServices) -> Lookup {
+    /// thread (COMPOUND_TEXT) run here, with `services`. With `arriving`, a value still arriving from another
+    /// endpoint is given as it is (a source that is not final: only an INCR transfer may send it); without,
+    /// the lookup waits for all of it.
+    func lookup(_ target: Atom, services: ConversionServices, arriving: Bool = false) -> Lookup {
         guard let type = typeByAtom[target] else { return .refused }
         switch derived[type] {
         case .ready(let representation, _): return .value(propertyValue(representation, target: target))
@@ -121,6 +126,10 @@ final class ServedContent {
         var fetchedNow = data(for: plan.source)
         if fetchedNow == nil {
             let waiting = awaitRemote(plan.source, for: type)
+            if arriving, plan.isIdentity, case .arriving(let bytes)? = fetched[plan.source] {
+                // Sent on by INCR as the bytes come (the reader's transfer waits for them when it is faster).
+                return .value(PropertyValue(type: target, source: bytes))
+            }
             fetchedNow = data(for: plan.source)   // answered at once when the origin had the bytes at hand
             if fetchedNow == nil { return waiting }
         }
@@ -193,7 +202,7 @@ final class ServedContent {
     private func awaitRemote(_ source: PasteboardType, for wanted: PasteboardType) -> Lookup {
         guard let remote, remote.types.contains(source) else { return .refused }
         switch fetched[source] {
-        case .fetching: return .converting
+        case .fetching, .arriving: return .converting
         case .failed(let reason):
             if derived[wanted] == nil, wanted != source { derived[wanted] = .failed(reason) }
             return .refused
@@ -206,6 +215,18 @@ final class ServedContent {
             switch result {
             case .data(let bytes): self.fetched[source] = .ready(bytes)
             case .failed(let reason): self.fetched[source] = .failed(reason)
+            case .arriving(let bytes):
+                self.fetched[source] = .arriving(bytes)
+                // Once all in, it is kept as any fetched value (and what waits to convert it looks again).
+                bytes.whenEnded { [weak self] whole in
+                    guard let self, case .arriving(let current)? = self.fetched[source], current === bytes else { return }
+                    switch whole {
+                    case .data(let all): self.fetched[source] = .ready(all)
+                    case .failed(let reason): self.fetched[source] = .failed(reason)
+                    case .arriving: return
+                    }
+                    self.onFetched?()
+                }
             }
             // An answer within the call is used by the lookup itself; a later one wakes what waits.
             if !answeredAtOnce { self.onFetched?() }
@@ -222,9 +243,11 @@ final class ServedContent {
         guard let remote, remote.types.contains(type) else { return completion(.failed("\(type) is not offered")) }
         if case .failed(let reason) = fetched[type] { return completion(.failed(reason)) }
         remote.fetch(type) { [weak self] result in
-            if case .data(let bytes) = result, let self, self.data(for: type) == nil {
-                self.fetched[type] = .ready(bytes)
-                self.onFetched?()
+            result.whole { whole in
+                if case .data(let bytes) = whole, let self, self.data(for: type) == nil {
+                    self.fetched[type] = .ready(bytes)
+                    self.onFetched?()
+                }
             }
             completion(result)
         }

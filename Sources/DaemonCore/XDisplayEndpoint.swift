@@ -13,7 +13,9 @@ import XTypes
 ///   display, so never a token: the engine's first loop guard), its types fetched from the origin on request.
 /// - Fetching: a type of this display's own offer is read for another endpoint from the live owner (one read
 ///   at a time per pasteboard: xclip serves one INCR transfer at a time), waiting first for the manager's
-///   snapshot when one is under way and answering from it; once the owner is gone, from what was kept.
+///   snapshot when one is under way and answering from it; once the owner is gone, from what was kept. A type
+///   the owner sends by INCR is answered as soon as its transfer starts, with its bytes as they arrive
+///   (`FetchResult.arriving`), so the other side sends them on while they are still being read here.
 final class XDisplayEndpoint: PasteboardEndpoint {
     let id: EndpointID
     let name: String
@@ -39,6 +41,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         var type: PasteboardType
         var serial: UInt64
         var completion: (FetchResult) -> Void
+        /// Answered already with the bytes as they arrive (a live read still under way).
+        var answered = false
     }
     /// Fetches waiting for the manager's snapshot, per pasteboard.
     private var waitingForSnapshot: [PasteboardName: [PendingFetch]] = [:]
@@ -72,6 +76,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         manager.onSnapshotEnded = { [weak self] name in self?.snapshotEnded(name) }
         manager.onTargets = { [weak self] name, count, names in self?.targetsRead(name, count: count, names) }
         manager.onKept = { [weak self] name, count, representation in self?.snapshotKept(name, count: count, representation) }
+        manager.onArriving = { [weak self] name, count, type, bytes in self?.snapshotArriving(name, count: count, type, bytes) }
         manager.onRestored = { [weak self] name, count in self?.changed(name, count: count, .data) }
         manager.onAdopted = { [weak self] name, count, content in self?.servedFromFile(name, count: count, content) }
     }
@@ -114,6 +119,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         // What waited for the change before this one is refused now, not at its deadline (its snapshot was
         // abandoned, so it would never end), and what that snapshot had read is let go.
         if readSoFar[name]?.count != count { readSoFar[name] = nil }
+        if arrivingSoFar[name]?.count != count { arrivingSoFar[name] = nil }
         for pending in waitingForSnapshot.removeValue(forKey: name) ?? [] {
             pending.completion(changedSince(name))
         }
@@ -292,6 +298,10 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             if let read = readSoFar[pasteboard], read.count == current.count, let data = read.data[type] {
                 return completion(.data(data))
             }
+            if let arriving = arrivingSoFar[pasteboard], arriving.count == current.count, let bytes = arriving.bytes[type],
+               bytes.failure == nil {
+                return completion(.arriving(bytes))
+            }
             waitingForSnapshot[pasteboard, default: []].append(pending)
             return
         }
@@ -313,9 +323,25 @@ final class XDisplayEndpoint: PasteboardEndpoint {
 
     /// What the manager's snapshot under way has read so far, per pasteboard (the arrays it keeps: no copy).
     private var readSoFar: [PasteboardName: (count: UInt64, data: [PasteboardType: [UInt8]])] = [:]
+    /// What the manager's snapshot under way is receiving by INCR, per pasteboard.
+    private var arrivingSoFar: [PasteboardName: (count: UInt64, bytes: [PasteboardType: ArrivingBytes])] = [:]
+
+    /// The manager's snapshot of change `count` started receiving `type` by INCR: the fetches waiting for that
+    /// type are answered now with its bytes as they arrive.
+    private func snapshotArriving(_ pasteboard: PasteboardName, count: UInt64, _ type: PasteboardType, _ bytes: ArrivingBytes) {
+        if arrivingSoFar[pasteboard]?.count != count { arrivingSoFar[pasteboard] = (count, [:]) }
+        arrivingSoFar[pasteboard]?.bytes[type] = bytes
+        guard let current = offered[pasteboard], current.count == count, var waiting = waitingForSnapshot[pasteboard] else { return }
+        let answered = waiting.filter { $0.type == type && $0.serial == current.serial }
+        guard !answered.isEmpty else { return }
+        waiting.removeAll { $0.type == type && $0.serial == current.serial }
+        waitingForSnapshot[pasteboard] = waiting.isEmpty ? nil : waiting
+        for pending in answered { pending.completion(.arriving(bytes)) }
+    }
 
     private func snapshotEnded(_ pasteboard: PasteboardName) {
         readSoFar[pasteboard] = nil
+        arrivingSoFar[pasteboard] = nil
         if let count = awaitingTargets[pasteboard] { targetsUnread(pasteboard, count: count) }
         guard let waiting = waitingForSnapshot.removeValue(forKey: pasteboard) else { return }
         for pending in waiting {
@@ -342,7 +368,15 @@ final class XDisplayEndpoint: PasteboardEndpoint {
               current.serial == pending.serial else {
             return endLiveRead(pasteboard, changedSince(pasteboard))
         }
-        fetcher.start(Snapshotter.Request(selection: selection, name: pasteboard, targets: [x.intern(pending.type.rawValue)]) {
+        let type = pending.type
+        fetcher.start(Snapshotter.Request(selection: selection, name: pasteboard, targets: [x.intern(type.rawValue)],
+                                          onArriving: { [weak self] target, bytes in
+            // Answered as the transfer starts; the read goes on, and the next waits for it to end.
+            guard target == type.rawValue, var queue = self?.liveReads[pasteboard], !queue.isEmpty, !queue[0].answered else { return }
+            queue[0].answered = true
+            self?.liveReads[pasteboard] = queue
+            queue[0].completion(.arriving(bytes))
+        }) {
             [weak self] outcome in
             guard let self else { return }
             switch outcome {
@@ -365,7 +399,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         guard var queue = liveReads[pasteboard], !queue.isEmpty else { return }
         let done = queue.removeFirst()
         liveReads[pasteboard] = queue.isEmpty ? nil : queue
-        done.completion(result)
+        if !done.answered { done.completion(result) }
         if !queue.isEmpty { startLiveRead(pasteboard) }
     }
 

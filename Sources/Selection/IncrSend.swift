@@ -19,7 +19,10 @@ public struct TransferKey: Hashable, Sendable, CustomStringConvertible {
 /// the property, `propertyDeleted()` says what to write next: the next chunk of the payload, then one
 /// zero-length property that ends the transfer. Timeouts and the requestor's death are the shell's
 /// business: it drops the value. A payload from a `ByteSource` is read a chunk at a time by the shell
-/// (`Payload.chunk`), so a transfer from a file holds one chunk, not the whole value.
+/// (`Payload.chunk`), so a transfer from a file holds one chunk, not the whole value. A payload still arriving
+/// (`ByteSource.isFinal` false: relayed from another owner as it comes) is sent as it grows: when the
+/// requestor is ready before the next bytes are, `propertyDeleted()` says `waitForMore`, and `bytesArrived()`
+/// gives the write once they are there.
 public struct IncrSend: Equatable, Sendable {
     public enum Step: Equatable, Sendable {
         /// Write the payload's bytes in this range with `type`, format 8, replacing the property.
@@ -28,6 +31,9 @@ public struct IncrSend: Equatable, Sendable {
         case writeEnd
         /// Nothing more to do; a delete after the end is ignored.
         case done
+        /// The requestor is ready for the next chunk, but the payload has no more bytes yet and is not final:
+        /// call `bytesArrived()` when it grows or becomes final.
+        case waitForMore
     }
 
     /// What is sent: bytes in memory, or a source read a chunk at a time.
@@ -40,6 +46,8 @@ public struct IncrSend: Equatable, Sendable {
     public private(set) var offset: Int = 0
     public private(set) var isComplete = false
     public private(set) var chunksWritten = 0
+    /// True after the requestor deleted the property and before the next write (a payload still arriving).
+    public private(set) var isRequestorReady = false
 
     /// - Precondition: `chunkSize > 0`.
     public init(key: TransferKey, type: Atom, payload: Payload, chunkSize: Int) {
@@ -56,26 +64,50 @@ public struct IncrSend: Equatable, Sendable {
     }
 
     /// The header property the owner writes before notifying: type INCR, one 32-bit item holding the
-    /// total size (a lower bound per ICCCM; here exact, capped at UInt32.max).
+    /// total size (a lower bound per ICCCM; exact for a final payload, else what the payload expects; capped
+    /// at UInt32.max).
     public func header(incrAtom: Atom) -> PropertyValue {
-        PropertyValue(type: incrAtom, longs: [UInt32(clamping: payload.count)])
+        PropertyValue(type: incrAtom, longs: [UInt32(clamping: isPayloadFinal ? payload.count : payloadExpectedCount)])
     }
 
     /// Advances after the requestor deleted the property.
     public mutating func propertyDeleted() -> Step {
         if isComplete { return .done }
-        if offset < payload.count {
-            let end = min(offset + chunkSize, payload.count)
-            defer { offset = end; chunksWritten += 1 }
+        isRequestorReady = true
+        return bytesArrived()
+    }
+
+    /// Advances after a payload still arriving grew or became final: the write the requestor waits for, if it
+    /// waits and there is something to write; else `waitForMore` (or `done` after the end).
+    public mutating func bytesArrived() -> Step {
+        if isComplete { return .done }
+        guard isRequestorReady else { return .waitForMore }
+        let available = payload.count
+        if offset < available {
+            let end = min(offset + chunkSize, available)
+            defer { offset = end; chunksWritten += 1; isRequestorReady = false }
             return .writeChunk(offset..<end)
         }
+        guard isPayloadFinal else { return .waitForMore }
         isComplete = true
+        isRequestorReady = false
         return .writeEnd
+    }
+
+    private var isPayloadFinal: Bool {
+        if case .source(let source) = payload { return source.isFinal }
+        return true
+    }
+
+    private var payloadExpectedCount: Int {
+        if case .source(let source) = payload { return max(source.expectedCount, source.count) }
+        return payload.count
     }
 
     public static func == (a: IncrSend, b: IncrSend) -> Bool {
         a.key == b.key && a.type == b.type && a.offset == b.offset && a.isComplete == b.isComplete
             && a.chunkSize == b.chunkSize && a.payload.count == b.payload.count
+            && a.isRequestorReady == b.isRequestorReady
     }
 }
 

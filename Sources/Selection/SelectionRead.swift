@@ -76,6 +76,15 @@ public struct SelectionRead: Sendable {
     private var chunkOffset = 0
     public private(set) var phase: Phase = .asking
     private var receive: IncrReceive
+    /// The size the owner's INCR header announced (a lower bound; xclip's is exact), once it was read.
+    public private(set) var announcedSize: Int?
+    /// How many bytes of an INCR transfer being received are in so far (0 otherwise).
+    public var receivedCount: Int {
+        if case .receiving = phase { return receive.data.count }
+        return 0
+    }
+    /// Bytes of an INCR transfer received so far (`range` within `0..<receivedCount`), copied out.
+    public func received(_ range: Range<Int>) -> [UInt8] { Array(receive.data[range]) }
     /// The property the reply came in (the owner may name another than the one asked for).
     public private(set) var replyProperty: Atom
     private let incrAtom: Atom
@@ -127,6 +136,7 @@ public struct SelectionRead: Sendable {
             if value.type == incrAtom {
                 // Reading the header with delete started the transfer (ICCCM 2.5).
                 let size = value.atoms.first.map { Int($0.rawValue) }
+                announcedSize = size
                 if let size, size > cap {
                     phase = .draining(.tooLarge(cap: cap, size: size))
                 } else {

@@ -152,7 +152,8 @@ public struct SelectionResponder: Sendable {
             plan.refusals.append(.targetNotOffered(target))
             return false
         }
-        if value.byteCount > incrThreshold {
+        // A value still arriving goes by INCR whatever its size so far: its end is not known yet.
+        if value.byteCount > incrThreshold || !value.isFinal {
             let payload: IncrSend.Payload
             switch value.items {
             case .bytes(let bytes): payload = .bytes(bytes)

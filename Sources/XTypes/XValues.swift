@@ -44,12 +44,23 @@ public struct Timestamp: RawRepresentable, Hashable, Sendable, CustomStringConve
 /// needed, so that holding large content costs page cache, not memory.
 ///
 /// Contract: a source is immutable (its `count` and bytes never change) and `read` may be called from any
-/// thread; a failed read throws and leaves the source usable.
+/// thread; a failed read throws and leaves the source usable. The one exception is a source still arriving
+/// (`isFinal` false: bytes relayed from another owner as they come): its `count` only grows, the bytes below
+/// it never change, and it is read on the loop's thread only; only an INCR transfer sends one.
 public protocol ByteSource: AnyObject, Sendable {
-    /// How many bytes the source holds.
+    /// How many bytes the source holds (so far, while it is not final).
     var count: Int { get }
     /// The bytes of `range`, which lies within `0..<count`.
     func read(_ range: Range<Int>) throws -> [UInt8]
+    /// False while more bytes may still arrive; true (the default) for a source whose `count` is its size.
+    var isFinal: Bool { get }
+    /// The size to announce before the bytes are all there (an INCR header's lower bound): `count` by default.
+    var expectedCount: Int { get }
+}
+
+extension ByteSource {
+    public var isFinal: Bool { true }
+    public var expectedCount: Int { count }
 }
 
 /// Bytes to send: in memory, or a `ByteSource` read a piece at a time as they go out (content served from its
@@ -133,6 +144,12 @@ public struct PropertyValue: Equatable, Sendable {
 
     /// The value with a `source`'s bytes read into memory (a value small enough for one request); other
     /// values as they are. Throws what the source's read throws.
+    /// False for bytes still arriving from a source (`ByteSource.isFinal`): sent by INCR only.
+    public var isFinal: Bool {
+        if case .source(let source) = items { return source.isFinal }
+        return true
+    }
+
     public func inMemory() throws -> PropertyValue {
         guard case .source(let source) = items else { return self }
         return PropertyValue(type: type, bytes: try source.read(0..<source.count))

@@ -225,4 +225,90 @@ final class DisplaysTests: XCTestCase {
         guard case .some(.none) = waiting.result else { return XCTFail("refused at once: \(String(describing: waiting.result))") }
         XCTAssertNil(h.engine.bridge.nextDeadline, "the fetch for the cleared copy ended with it, not left to its deadline")
     }
+
+    /// A large copy on A reaches a reader on B as it arrives: while A's owner is still sending, B's reader
+    /// already has what came (one pass, not read whole on A and then sent whole to B), and in the end it has
+    /// exactly the owner's bytes.
+    func testALargeValueCrossesToTheOtherDisplayAsItArrives() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let value = (0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let owner = h.owner([("application/x-large", value)])
+        owner.incrThreshold = 256 << 10
+        owner.pausesAfterChunks = 8
+        owner.own()
+        h.settle()
+        let reader = h.paste("application/x-large", on: b)
+        XCTAssertNil(reader.result, "not complete while A's owner is still sending")
+        let halfway = try XCTUnwrap(reader.receivedSoFar, "B's reader is in an INCR transfer before A's has ended")
+        XCTAssertGreaterThanOrEqual(halfway, 7 * (256 << 10), "what came from A was sent on to B as it came")
+        XCTAssertLessThanOrEqual(halfway, 8 * (256 << 10))
+        owner.resumeTransfers()
+        h.settle()
+        guard case .some(.some(let pasted)) = reader.result else { return XCTFail("B's reader got the whole value: \(String(describing: reader.result))") }
+        XCTAssertEqual(pasted.bytes?.count, value.count)
+        XCTAssertTrue(pasted.bytes == value, "exactly the owner's bytes")
+        XCTAssertEqual(h.paste("application/x-large", on: b).bytes?.count, value.count, "a second paste on B from what B has now")
+    }
+
+    /// The same once A's manager has read the copy: a paste on B reads A's live owner, and that read is relayed
+    /// as it arrives too.
+    func testALiveReadOfALargeValueIsRelayedAsItArrives() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let value = (0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 11) }
+        let owner = h.owner([("application/x-large", value)])
+        owner.incrThreshold = 256 << 10
+        owner.own()
+        h.settle()
+        XCTAssertEqual(h.engine.manager.snapshotsInProgress, 0, "A's manager has read it")
+        owner.pausesAfterChunks = 8
+        let reader = h.paste("application/x-large", on: b)
+        XCTAssertNil(reader.result)
+        XCTAssertGreaterThanOrEqual(reader.receivedSoFar ?? 0, 7 * (256 << 10), "the live read's bytes sent on as they came")
+        owner.resumeTransfers()
+        h.settle()
+        XCTAssertTrue(reader.bytes == value, "exactly the owner's bytes")
+    }
+
+    /// A value announced smaller than `Snapshotter.relayedFrom` is read whole first: a reader elsewhere is
+    /// still refused cleanly when its read fails.
+    func testASmallerValueIsReadWholeFirstSoAFailureIsStillARefusal() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("application/x-large", [UInt8](repeating: 0x42, count: 1 << 20))])
+        owner.incrThreshold = 64 << 10
+        owner.pausesAfterChunks = 4
+        owner.own()
+        h.settle()
+        let reader = h.paste("application/x-large", on: b)
+        XCTAssertNil(reader.receivedSoFar, "nothing sent on before the whole value is in")
+        owner.exit()
+        h.advance(by: .seconds(60))
+        guard case .some(.none) = reader.result else { return XCTFail("refused: \(String(describing: reader.result))") }
+    }
+
+    /// A relayed transfer whose origin stops midway is cut off on B (the reader never gets a short value as if
+    /// it were whole), and the daemon goes on serving.
+    func testARelayedTransferWhoseOriginExitsMidwayIsCutOffNeverShort() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let value = [UInt8](repeating: 0x41, count: 5 << 20)
+        let owner = h.owner([("application/x-large", value)])
+        owner.incrThreshold = 256 << 10
+        owner.pausesAfterChunks = 4
+        owner.own()
+        h.settle()
+        let reader = h.paste("application/x-large", on: b)
+        XCTAssertNotNil(reader.receivedSoFar, "relaying")
+        owner.exit()
+        h.advance(by: .seconds(60))
+        if case .some(.some(let value)) = reader.result {
+            XCTFail("the part that came was given as a whole value: \(value.bytes?.count ?? 0) bytes")
+        }
+        let after = h.owner(on: b, [("UTF8_STRING", Array("next".utf8))])
+        after.own()
+        h.settle()
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "next", "the daemon goes on serving")
+    }
 }

@@ -79,6 +79,7 @@ final class IncrSendTests: XCTestCase {
                         chunks += 1
                     case .writeEnd: break loop
                     case .done: XCTFail("done before writeEnd"); break loop
+                    case .waitForMore: XCTFail("a final payload never waits"); break loop
                     }
                 }
                 XCTAssertEqual(reassembled, data, "\(count)/\(chunk)")
@@ -93,6 +94,83 @@ final class IncrSendTests: XCTestCase {
         XCTAssertEqual(send.header(incrAtom: Atom(9)).atoms, [Atom(3)], "the header gives the source's size")
         guard case .writeChunk(let range) = send.propertyDeleted() else { return XCTFail("a chunk first") }
         XCTAssertThrowsError(try send.payload.withChunk(range) { Array($0) })
+    }
+}
+
+/// Bytes that arrive while they are sent (`isFinal` false until `end()`), for the tests.
+final class GrowingSource: ByteSource, @unchecked Sendable {
+    var bytes: [UInt8] = []
+    var ended = false
+    let expectedCount: Int
+    init(expecting: Int) { expectedCount = expecting }
+    var count: Int { bytes.count }
+    var isFinal: Bool { ended }
+    func read(_ range: Range<Int>) throws -> [UInt8] { Array(bytes[range]) }
+}
+
+final class ArrivingPayloadTests: XCTestCase {
+    /// A payload still arriving is sent as it grows: a requestor faster than the bytes waits (`waitForMore`),
+    /// is written to as soon as bytes come (`bytesArrived`), never gets the end before the payload is final,
+    /// and the header announces what the payload expects.
+    func testAPayloadStillArrivingIsSentAsItGrowsAndEndsOnlyWhenFinal() throws {
+        let source = GrowingSource(expecting: 10)
+        var send = IncrSend(key: TransferKey(requestor: WindowID(7), property: Atom(300)), type: Atom(301),
+                            payload: .source(source), chunkSize: 4)
+        XCTAssertEqual(send.header(incrAtom: Atom(9)).atoms, [Atom(10)], "the size expected, not the 0 bytes in so far")
+        XCTAssertEqual(send.propertyDeleted(), .waitForMore, "nothing to write yet")
+        XCTAssertEqual(send.bytesArrived(), .waitForMore, "still nothing")
+        source.bytes = [1, 2, 3]
+        XCTAssertEqual(send.bytesArrived(), .writeChunk(0..<3), "what came, at once")
+        XCTAssertEqual(send.bytesArrived(), .waitForMore, "the requestor has not taken it yet")
+        source.bytes += [4, 5, 6, 7, 8, 9]
+        XCTAssertEqual(send.bytesArrived(), .waitForMore, "bytes came, but the requestor has not deleted the property")
+        XCTAssertEqual(send.propertyDeleted(), .writeChunk(3..<7))
+        XCTAssertEqual(send.propertyDeleted(), .writeChunk(7..<9))
+        XCTAssertEqual(send.propertyDeleted(), .waitForMore, "all sent, but the payload is not final: no end yet")
+        source.ended = true
+        XCTAssertEqual(send.bytesArrived(), .writeEnd)
+        XCTAssertEqual(send.propertyDeleted(), .done)
+        XCTAssertTrue(send.isComplete)
+    }
+
+    /// However the arrivals and the requestor's deletes interleave, the chunks reassemble the payload exactly.
+    func testAnyInterleavingReassemblesThePayload() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let total = Int.random(in: 0...300, using: &generator)
+            let data = (0..<total).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+            let source = GrowingSource(expecting: total)
+            var send = IncrSend(key: TransferKey(requestor: WindowID(7), property: Atom(300)), type: Atom(301),
+                                payload: .source(source), chunkSize: Int.random(in: 1...64, using: &generator))
+            var received: [UInt8] = []
+            var ended = false
+            var steps = 0
+            while !ended && steps < 10_000 {
+                steps += 1
+                let step: IncrSend.Step
+                if Bool.random(using: &generator), !source.ended {
+                    let more = min(Int.random(in: 0...40, using: &generator), total - source.bytes.count)
+                    source.bytes += data[source.bytes.count..<(source.bytes.count + more)]
+                    if source.bytes.count == total && Bool.random(using: &generator) { source.ended = true }
+                    step = send.bytesArrived()
+                } else {
+                    step = send.propertyDeleted()
+                }
+                switch step {
+                case .writeChunk(let range):
+                    XCTAssertEqual(range.lowerBound, received.count)
+                    received += try send.payload.withChunk(range) { Array($0) }
+                case .writeEnd:
+                    XCTAssertTrue(source.ended, "the end only once the payload is final")
+                    ended = true
+                case .done: XCTFail("done before the end")
+                case .waitForMore: break
+                }
+                if source.bytes.count == total && !source.ended && Int.random(in: 0..<4, using: &generator) == 0 { source.ended = true }
+            }
+            XCTAssertTrue(ended)
+            XCTAssertEqual(received, data)
+        }
     }
 }
 

@@ -21,6 +21,10 @@ public final class FakeOwner {
     public var replies: [String: PropertyValue?] = [:]
     /// Values larger than this go by INCR, in chunks of this size.
     public var incrThreshold = Int.max
+    /// With a number, each INCR transfer stops after that many chunks until `resumeTransfers()` (an owner
+    /// still sending, to watch what readers elsewhere have meanwhile).
+    public var pausesAfterChunks: Int?
+    private var paused: [Key] = []
     /// The requests seen, by target name.
     public private(set) var requested: [String] = []
     /// INCR transfers this owner is still sending (a requestor that walked away leaves one here for good).
@@ -28,7 +32,7 @@ public final class FakeOwner {
     /// The SelectionNotify events this owner got for requests of its own (target, property; None: refused).
     public private(set) var notifications: [(target: Atom, property: Atom)] = []
     private struct Key: Hashable { var requestor: WindowID; var property: Atom }
-    private var transfers: [Key: (type: Atom, data: [UInt8], offset: Int, ended: Bool)] = [:]
+    private var transfers: [Key: (type: Atom, data: [UInt8], offset: Int, ended: Bool, chunks: Int)] = [:]
 
     public init(server: FakeXServer, selection: String, targets: [(String, [UInt8])]) {
         connection = server.connect()
@@ -85,7 +89,7 @@ public final class FakeOwner {
         } else if let value = targets.first(where: { $0.name == name })?.value {
             if value.count > incrThreshold {
                 connection.selectInput(request.requestor, [.propertyChange])
-                transfers[Key(requestor: request.requestor, property: property)] = (request.target, value, 0, false)
+                transfers[Key(requestor: request.requestor, property: property)] = (request.target, value, 0, false, 0)
                 reply = PropertyValue(type: connection.atoms.incr, longs: [UInt32(value.count)])
             } else {
                 reply = PropertyValue(type: request.target, bytes: value)
@@ -96,12 +100,25 @@ public final class FakeOwner {
                                        property: reply == nil ? .none : property, time: request.time)
     }
 
+    /// Goes on with the transfers `pausesAfterChunks` stopped (and stops pausing them).
+    public func resumeTransfers() {
+        pausesAfterChunks = nil
+        let waiting = paused
+        paused = []
+        for key in waiting { advance(key) }
+    }
+
     private func advance(_ key: Key) {
         guard var transfer = transfers[key] else { return }
         if transfer.ended {
             transfers[key] = nil
             return
         }
+        if let pause = pausesAfterChunks, transfer.chunks >= pause {
+            paused.append(key)
+            return
+        }
+        transfer.chunks += 1
         let end = min(transfer.offset + incrThreshold, transfer.data.count)
         connection.changeProperty(key.requestor, key.property, PropertyValue(type: transfer.type, bytes: Array(transfer.data[transfer.offset..<end])))
         transfer.ended = transfer.offset == end
@@ -118,6 +135,8 @@ public final class FakeRequestor {
     private var incr: (type: Atom, data: [UInt8])?
     /// What the last request got: the value, or nil when refused; unset while waiting.
     public private(set) var result: PropertyValue??
+    /// The bytes of an INCR answer received so far (nil when no INCR transfer is under way).
+    public var receivedSoFar: Int? { incr?.data.count }
 
     public init(server: FakeXServer) {
         connection = server.connect()
@@ -163,6 +182,12 @@ public final class FakeRequestor {
             }
         }
         return worked
+    }
+
+    /// The bytes of the last answer.
+    public var bytes: [UInt8]? {
+        guard case .some(.some(let value)) = result else { return nil }
+        return value.bytes
     }
 
     /// The bytes of the last answer as text, for assertions.
