@@ -52,7 +52,10 @@ TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-g
 	chromium firefox-esr libreoffice-writer python3-uno \
 	openssh-client openssh-server iproute2 \
 	sway wl-clipboard libwayland-bin
-BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick xpra
+# The benchmarks' anchors besides: python3-lz4 and python3-brotli are the compressors Debian's xpra recommends
+# (installed with it unless --no-install-recommends, as here), which it compresses clipboard contents with (else
+# zlib, and its "zlib is the only compressor enabled" warning): bench/displays.py measures xpra as apt installs it.
+BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick xpra python3-lz4 python3-brotli
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -33,12 +33,12 @@ class PasteBench(Children):
             shutil.rmtree(self.work, ignore_errors=True)
 
     @staticmethod
-    def wait(predicate, what, timeout=20):
+    def wait(predicate, what, timeout=20, pause=0.002):
         deadline = time.monotonic() + timeout
         while not predicate():
             if time.monotonic() > deadline:
                 raise SystemExit(f"bench: timed out waiting for {what}")
-            time.sleep(0.002)
+            time.sleep(pause)
 
     def paste(self, display, target, check=True, figures=False):
         """One conversion of `target` on `display`: its bytes (nil when refused, unless `check`), or with `figures`
@@ -62,31 +62,43 @@ class PasteBench(Children):
         owner.stdin.close()
         return owner
 
-    def measure(self, origin, reader, tag, payload, small_runs, bulk_runs, anchor=True):
+    def measure(self, origin, reader, tag, payload, small_runs, bulk_runs, anchor=True, timeout=60, pause=0.001, spacing=0):
         """The first paste of fresh copies on `origin` read on `reader` — and on `origin` too, the anchor, unless not
         `anchor` — and the time from the copy to the first paste on `reader` that gives its bytes: `small_runs` copies
         of one line (µs), `bulk_runs` of `payload` (MiB/s). Before each copy a small marker copy is waited for on
-        `reader`, so a paste that gives the new bytes is the new copy's first. Returns (small, bulk), each a dict of
-        lists: "cross", "same", "available" (ms)."""
+        `reader`, so a paste that gives the new bytes is the new copy's first; a copy (or its marker) not served on
+        `reader` within `timeout` seconds ends the measurement (SystemExit); `pause` seconds pass between pastes on
+        `reader` that did not give the awaited bytes, and a copy (its marker first) starts at least `spacing` seconds
+        after the previous one did (the wait is not measured). Returns (small, bulk), each a dict of lists: "cross", "same",
+        "available" (ms)."""
         small, bulk = {"cross": [], "same": [], "available": []}, {"cross": [], "same": [], "available": []}
         for figures, runs, size, unit in ((small, small_runs, 0, "seconds"), (bulk, bulk_runs, len(payload), "mib_per_s")):
             target = "UTF8_STRING" if size == 0 else "application/octet-stream"
             for n in range(runs):
+                time.sleep(max(0, spacing - (time.monotonic() - cycle)) if n else 0)
+                cycle = time.monotonic()
                 marker = f"marker {tag} {unit} {n}".encode()
                 owner = self.fresh_copy(origin, "UTF8_STRING", marker)
-                self.wait(lambda: self.paste(reader, "UTF8_STRING", check=False) == marker, f"the marker on {reader}", timeout=60)
+                self.wait(lambda: self.paste(reader, "UTF8_STRING", check=False) == marker, f"the marker on {reader}",
+                          timeout=timeout, pause=pause)
                 self.stop(owner)
                 data = (f"pasteboard benchmark {tag}, copy {n}: a short line of text\n".encode() if size == 0
                         else bytes([n]) + payload[1:])
                 began = time.monotonic()
                 owner = self.fresh_copy(origin, target, data)
+                last = None
                 while True:
                     cross = self.paste(reader, target, check=False, figures=True)
                     if cross and cross["data"] == data:
                         break
-                    if time.monotonic() - began > 60:
-                        raise SystemExit(f"bench: {reader} did not serve {tag}'s copy {n} within 60 s")
-                    time.sleep(0.001)
+                    last = cross or last
+                    if time.monotonic() - began > timeout:
+                        got = ("no paste gave any bytes" if not last else
+                               f"its last paste gave the copy's first {len(last['data']):,} bytes only" if data.startswith(last["data"]) else
+                               f"its last paste gave {len(last['data']):,} other bytes")
+                        raise SystemExit(f"bench: {reader} did not serve {tag}'s {'small' if size == 0 else f'{size:,}-byte'} copy {n} "
+                                         f"within {timeout} s ({got})")
+                    time.sleep(pause)
                 figures["available"].append((time.monotonic() - began) * 1e3)
                 figures["cross"].append(cross[unit] * (1e6 if unit == "seconds" else 1))
                 if anchor:
