@@ -82,6 +82,9 @@ final class ClipboardManager {
     /// Called when kept content was restored at start and is served (at that count): other displays serve it too.
     var onRestored: ((PasteboardName, UInt64) -> Void)?
 
+    /// Stops reading every owner (the display is no longer served): what was being relayed elsewhere fails.
+    func abandonSnapshots(_ why: String) { snapshotter.abandonAll(why) }
+
     /// The content read for `name` at change `count`, if the manager holds it.
     func keptContent(of name: PasteboardName, count: UInt64) -> PasteboardContent? {
         switch state.phase(of: name) {

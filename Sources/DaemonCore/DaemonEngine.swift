@@ -234,6 +234,7 @@ public final class DaemonEngine {
     /// gone). What it was the origin of and kept stays pasteable on the others.
     func removeDisplay(_ side: XDisplayEndpoint) {
         guard let index = sides.firstIndex(where: { $0 === side }), index > 0 else { return }
+        side.stopReading()
         bridge.detach(side.id)
         if !side.x.isConnectionLost {
             side.service.releaseAll()

@@ -43,8 +43,8 @@ final class Snapshotter {
         var onTargets: (([String]) -> Void)? = nil
         /// Each representation as soon as it is kept (a reader elsewhere may be waiting for it).
         var onKept: ((Representation) -> Void)? = nil
-        /// A target whose owner answered by INCR announcing at least `relayedFrom` bytes, as soon as its header
-        /// is read: its bytes as they arrive (a reader elsewhere may send them on as they come). Ends with the
+        /// A target whose owner answers by INCR with at least `relayedFrom` bytes (`relays`), as soon as that is
+        /// known: its bytes as they arrive (a reader elsewhere may send them on as they come). Ends with the
         /// target's read: complete when the target is kept under its own name, failed otherwise.
         var onArriving: ((String, ArrivingBytes) -> Void)? = nil
         var completion: (Outcome) -> Void
@@ -130,6 +130,13 @@ final class Snapshotter {
         } else {
             ask(snapshot, "TARGETS", purpose: .targets)
         }
+    }
+
+    /// Stops every snapshot without calling their completions (the display is no longer served): what they
+    /// were relaying fails at once, so readers elsewhere are not left waiting for it.
+    func abandonAll(_ why: String) {
+        for snapshot in active.values { endArriving(snapshot, why) }
+        active = [:]
     }
 
     /// Stops a snapshot without calling its completion (the selection changed again).
@@ -302,12 +309,13 @@ final class Snapshotter {
     /// of each chunk.
     private func relay(_ snapshot: Active) {
         if let arriving = snapshot.arriving { return arriving.grew(to: snapshot.read.receivedCount) }
-        guard let onArriving = snapshot.request.onArriving, (snapshot.read.announcedSize ?? 0) >= Self.relayedFrom else { return }
+        guard let onArriving = snapshot.request.onArriving, Self.relays(announced: snapshot.read.announcedSize, received: snapshot.read.receivedCount) else { return }
         let arriving = ArrivingBytes(expectedCount: snapshot.read.announcedSize ?? 0) { [weak snapshot] range in
             guard let snapshot, snapshot.read.receivedCount >= range.upperBound else { return nil }
             return snapshot.read.received(range)
         }
         snapshot.arriving = arriving
+        log.debug("relaying \(snapshot.name) of \(snapshot.request.name) as it arrives")
         onArriving(snapshot.name, arriving)
         arriving.grew(to: snapshot.read.receivedCount)
     }
@@ -412,6 +420,14 @@ final class Snapshotter {
     /// has no way to abort an INCR transfer: GTK and Qt give up at their timeout, xclip waits). Below this a
     /// value is read whole first (4 MiB: ~10 ms), and any failure is still a refusal.
     static let relayedFrom = 4 << 20
+
+    /// Whether an INCR transfer is relayed as it arrives: when its header announces at least `relayedFrom`
+    /// bytes (from the header on), or announces no size (xclip's has none) and `relayedFrom` bytes are in. A
+    /// header announcing less is taken at its word: such a value is read whole first.
+    static func relays(announced: Int?, received: Int) -> Bool {
+        if let announced, announced > 0 { return announced >= relayedFrom }
+        return received >= relayedFrom
+    }
 
     /// A snapshot at least this large gives its freed read buffers back to the system when it ends.
     static let largeSnapshotBytes = 1 << 20

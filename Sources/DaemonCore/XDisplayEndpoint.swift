@@ -111,6 +111,15 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         manager.expire(now: now)
     }
 
+    /// The display is no longer served: every read of its owners stops, and what was being relayed to readers
+    /// elsewhere fails at once (their transfers are cut off, not left to their idle timeout).
+    func stopReading() {
+        let why = "\(name) is no longer served"
+        probe.abandonAll(why)
+        fetcher.abandonAll(why)
+        manager.abandonSnapshots(why)
+    }
+
     // MARK: - Reporting this display's changes
 
     private func changed(_ name: PasteboardName, count: UInt64, _ state: ChangeState) {

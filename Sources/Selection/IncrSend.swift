@@ -83,12 +83,14 @@ public struct IncrSend: Equatable, Sendable {
         if isComplete { return .done }
         guard isRequestorReady else { return .waitForMore }
         let available = payload.count
-        if offset < available {
+        // While the payload arrives only whole chunks go (fewer, larger writes: each is a round of events);
+        // the rest goes once it is final.
+        if offset < available && (isPayloadFinal || available - offset >= chunkSize) {
             let end = min(offset + chunkSize, available)
             defer { offset = end; chunksWritten += 1; isRequestorReady = false }
             return .writeChunk(offset..<end)
         }
-        guard isPayloadFinal else { return .waitForMore }
+        guard isPayloadFinal, offset == available else { return .waitForMore }
         isComplete = true
         isRequestorReady = false
         return .writeEnd

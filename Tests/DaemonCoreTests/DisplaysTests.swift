@@ -271,6 +271,48 @@ final class DisplaysTests: XCTestCase {
         XCTAssertTrue(reader.bytes == value, "exactly the owner's bytes")
     }
 
+    /// An owner whose INCR header gives no size (xclip) is relayed too, once `Snapshotter.relayedFrom` bytes
+    /// are in: before that, a failure is still a refusal.
+    func testAnINCRTransferOfNoAnnouncedSizeIsRelayedOnceFourMiBAreIn() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let value = (0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 3 &+ $0 >> 11) }
+        let owner = h.owner([("application/x-large", value)])
+        owner.incrThreshold = 256 << 10
+        owner.announcesSize = false
+        owner.pausesAfterChunks = 12
+        owner.own()
+        h.settle()
+        let reader = h.paste("application/x-large", on: b)
+        XCTAssertNil(reader.receivedSoFar, "3 MiB in: not relayed yet")
+        owner.resumeTransfers(pausingAfter: 20)
+        h.settle()
+        XCTAssertGreaterThanOrEqual(reader.receivedSoFar ?? 0, 16 * (256 << 10), "relayed once 4 MiB were in")
+        XCTAssertNil(reader.result)
+        owner.resumeTransfers()
+        h.settle()
+        XCTAssertTrue(reader.bytes == value, "exactly the owner's bytes")
+    }
+
+    /// The display a relayed transfer comes from is removed midway: the reader's transfer on the other display
+    /// ends at once (cut off, never short), not at its idle timeout.
+    func testARelayedTransferEndsAtOnceWhenItsDisplayIsRemoved() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner(on: b, [("application/x-large", [UInt8](repeating: 0x43, count: 5 << 20))])
+        owner.incrThreshold = 256 << 10
+        owner.pausesAfterChunks = 8
+        owner.own()
+        h.settle()
+        let reader = h.paste("application/x-large")
+        XCTAssertNotNil(reader.receivedSoFar, "relaying from B to A")
+        XCTAssertEqual(h.engine.service.transfers.count, 1, "A sends it on")
+        h.send(.removeDisplay(name: b.name))
+        h.settle()
+        XCTAssertEqual(h.engine.service.transfers.count, 0, "A's transfer ended with B, at once")
+        if case .some(.some(let value)) = reader.result { XCTFail("never the part as a whole value: \(value.bytes?.count ?? 0) bytes") }
+    }
+
     /// A value announced smaller than `Snapshotter.relayedFrom` is read whole first: a reader elsewhere is
     /// still refused cleanly when its read fails.
     func testASmallerValueIsReadWholeFirstSoAFailureIsStillARefusal() throws {

@@ -109,26 +109,27 @@ final class GrowingSource: ByteSource, @unchecked Sendable {
 }
 
 final class ArrivingPayloadTests: XCTestCase {
-    /// A payload still arriving is sent as it grows: a requestor faster than the bytes waits (`waitForMore`),
-    /// is written to as soon as bytes come (`bytesArrived`), never gets the end before the payload is final,
-    /// and the header announces what the payload expects.
+    /// A payload still arriving is sent as it grows, a whole chunk at a time: a requestor faster than the bytes
+    /// waits (`waitForMore`), is written to as soon as a chunk's worth came (`bytesArrived`), gets the short rest
+    /// and the end only once the payload is final, and the header announces what the payload expects.
     func testAPayloadStillArrivingIsSentAsItGrowsAndEndsOnlyWhenFinal() throws {
         let source = GrowingSource(expecting: 10)
         var send = IncrSend(key: TransferKey(requestor: WindowID(7), property: Atom(300)), type: Atom(301),
                             payload: .source(source), chunkSize: 4)
         XCTAssertEqual(send.header(incrAtom: Atom(9)).atoms, [Atom(10)], "the size expected, not the 0 bytes in so far")
         XCTAssertEqual(send.propertyDeleted(), .waitForMore, "nothing to write yet")
-        XCTAssertEqual(send.bytesArrived(), .waitForMore, "still nothing")
         source.bytes = [1, 2, 3]
-        XCTAssertEqual(send.bytesArrived(), .writeChunk(0..<3), "what came, at once")
+        XCTAssertEqual(send.bytesArrived(), .waitForMore, "less than a chunk, and more may come")
+        source.bytes += [4, 5]
+        XCTAssertEqual(send.bytesArrived(), .writeChunk(0..<4), "a chunk's worth, at once")
         XCTAssertEqual(send.bytesArrived(), .waitForMore, "the requestor has not taken it yet")
-        source.bytes += [4, 5, 6, 7, 8, 9]
+        source.bytes += [6, 7, 8, 9]
         XCTAssertEqual(send.bytesArrived(), .waitForMore, "bytes came, but the requestor has not deleted the property")
-        XCTAssertEqual(send.propertyDeleted(), .writeChunk(3..<7))
-        XCTAssertEqual(send.propertyDeleted(), .writeChunk(7..<9))
-        XCTAssertEqual(send.propertyDeleted(), .waitForMore, "all sent, but the payload is not final: no end yet")
+        XCTAssertEqual(send.propertyDeleted(), .writeChunk(4..<8))
+        XCTAssertEqual(send.propertyDeleted(), .waitForMore, "one byte left, and the payload is not final")
         source.ended = true
-        XCTAssertEqual(send.bytesArrived(), .writeEnd)
+        XCTAssertEqual(send.bytesArrived(), .writeChunk(8..<9), "the rest once final")
+        XCTAssertEqual(send.propertyDeleted(), .writeEnd)
         XCTAssertEqual(send.propertyDeleted(), .done)
         XCTAssertTrue(send.isComplete)
     }

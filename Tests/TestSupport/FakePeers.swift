@@ -24,6 +24,8 @@ public final class FakeOwner {
     /// With a number, each INCR transfer stops after that many chunks until `resumeTransfers()` (an owner
     /// still sending, to watch what readers elsewhere have meanwhile).
     public var pausesAfterChunks: Int?
+    /// False: the INCR header carries no size, as xclip's does not.
+    public var announcesSize = true
     private var paused: [Key] = []
     /// The requests seen, by target name.
     public private(set) var requested: [String] = []
@@ -90,7 +92,7 @@ public final class FakeOwner {
             if value.count > incrThreshold {
                 connection.selectInput(request.requestor, [.propertyChange])
                 transfers[Key(requestor: request.requestor, property: property)] = (request.target, value, 0, false, 0)
-                reply = PropertyValue(type: connection.atoms.incr, longs: [UInt32(value.count)])
+                reply = PropertyValue(type: connection.atoms.incr, longs: announcesSize ? [UInt32(value.count)] : [])
             } else {
                 reply = PropertyValue(type: request.target, bytes: value)
             }
@@ -100,9 +102,9 @@ public final class FakeOwner {
                                        property: reply == nil ? .none : property, time: request.time)
     }
 
-    /// Goes on with the transfers `pausesAfterChunks` stopped (and stops pausing them).
-    public func resumeTransfers() {
-        pausesAfterChunks = nil
+    /// Goes on with the transfers `pausesAfterChunks` stopped, pausing next after `chunks` in all (never with nil).
+    public func resumeTransfers(pausingAfter chunks: Int? = nil) {
+        pausesAfterChunks = chunks
         let waiting = paused
         paused = []
         for key in waiting { advance(key) }
