@@ -27,15 +27,16 @@ final class ArrivingBytes: ByteSource, @unchecked Sendable {
     let expectedCount: Int
     private var available = 0
     /// Reads bytes below `available` from where the reader collects them; let go once it has ended.
-    private var peek: ((Range<Int>) -> [UInt8]?)?
+    private var peek: ((Range<Int>, (UnsafeRawBufferPointer) -> Void) -> Bool)?
     /// Called once at the next growth or end (a transfer waiting for more bytes).
     private var onChange: [() -> Void] = []
     /// Called once when it ends, with the whole value or why not.
     private var onEnd: [(FetchResult) -> Void] = []
 
-    /// - Parameter peek: the bytes of a range below what `grew(to:)` said, from where the reader keeps them;
-    ///   nil once the reader is gone (then `read` throws: a transfer of it is cut off, never given short bytes).
-    init(expectedCount: Int, peek: @escaping (Range<Int>) -> [UInt8]?) {
+    /// - Parameter peek: calls its body with the bytes of a range below what `grew(to:)` said, where the reader
+    ///   keeps them; false once the reader is gone (then `read` throws: a transfer of it is cut off, never given
+    ///   short bytes).
+    init(expectedCount: Int, peek: @escaping (Range<Int>, (UnsafeRawBufferPointer) -> Void) -> Bool) {
         self.expectedCount = expectedCount
         self.peek = peek
     }
@@ -57,13 +58,19 @@ final class ArrivingBytes: ByteSource, @unchecked Sendable {
     }
 
     func read(_ range: Range<Int>) throws -> [UInt8] {
+        var copy: [UInt8] = []
+        try withBytes(range) { copy = Array($0) }
+        return copy
+    }
+
+    /// The bytes of `range` where they are: in the reader's buffer while they arrive (no copy), then in the value.
+    func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         switch state {
-        case .complete(let bytes): return Array(bytes[range])
+        case .complete(let bytes): bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
         case .failed(let reason): throw Failed(reason: reason)
         case .arriving:
             precondition(range.upperBound <= available, "read past the bytes arrived")
-            guard let bytes = peek?(range), bytes.count == range.count else { throw Failed(reason: "the read stopped") }
-            return bytes
+            guard let peek, peek(range, body) else { throw Failed(reason: "the read stopped") }
         }
     }
 

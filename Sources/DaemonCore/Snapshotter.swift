@@ -310,9 +310,10 @@ final class Snapshotter {
     private func relay(_ snapshot: Active) {
         if let arriving = snapshot.arriving { return arriving.grew(to: snapshot.read.receivedCount) }
         guard let onArriving = snapshot.request.onArriving, Self.relays(announced: snapshot.read.announcedSize, received: snapshot.read.receivedCount) else { return }
-        let arriving = ArrivingBytes(expectedCount: snapshot.read.announcedSize ?? 0) { [weak snapshot] range in
-            guard let snapshot, snapshot.read.receivedCount >= range.upperBound else { return nil }
-            return snapshot.read.received(range)
+        let arriving = ArrivingBytes(expectedCount: snapshot.read.announcedSize ?? 0) { [weak snapshot] range, body in
+            guard let snapshot, snapshot.read.receivedCount >= range.upperBound else { return false }
+            snapshot.read.withReceived(range, body)
+            return true
         }
         snapshot.arriving = arriving
         log.debug("relaying \(snapshot.name) of \(snapshot.request.name) as it arrives")

@@ -83,8 +83,11 @@ public struct SelectionRead: Sendable {
         if case .receiving = phase { return receive.data.count }
         return 0
     }
-    /// Bytes of an INCR transfer received so far (`range` within `0..<receivedCount`), copied out.
-    public func received(_ range: Range<Int>) -> [UInt8] { Array(receive.data[range]) }
+    /// Calls `body` with bytes of an INCR transfer received so far (`range` within `0..<receivedCount`) where
+    /// they are (valid during the call only).
+    public func withReceived(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
+        receive.data.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
     /// The property the reply came in (the owner may name another than the one asked for).
     public private(set) var replyProperty: Atom
     private let incrAtom: Atom

@@ -56,11 +56,17 @@ public protocol ByteSource: AnyObject, Sendable {
     var isFinal: Bool { get }
     /// The size to announce before the bytes are all there (an INCR header's lower bound): `count` by default.
     var expectedCount: Int { get }
+    /// Calls `body` with the bytes of `range` where they are, when the source holds them in memory (valid during
+    /// the call only); by default they are `read` first.
+    func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws
 }
 
 extension ByteSource {
     public var isFinal: Bool { true }
     public var expectedCount: Int { count }
+    public func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws {
+        try read(range).withUnsafeBytes(body)
+    }
 }
 
 /// Bytes to send: in memory, or a `ByteSource` read a piece at a time as they go out (content served from its
@@ -84,8 +90,9 @@ public enum SentBytes: Sendable {
         case .bytes(let bytes):
             return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
         case .source(let source):
-            let chunk = try source.read(range)
-            return chunk.withUnsafeBytes(body)
+            var result: Result?
+            try source.withBytes(range) { result = body($0) }
+            return result!
         }
     }
 }
