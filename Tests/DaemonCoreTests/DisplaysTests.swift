@@ -226,18 +226,27 @@ final class DisplaysTests: XCTestCase {
         XCTAssertNil(h.engine.bridge.nextDeadline, "the fetch for the cleared copy ended with it, not left to its deadline")
     }
 
+    /// A harness with a second display and an owner of `value` as application/x-large sending it by INCR in
+    /// chunks of `chunk` bytes (pausing after `pause` of them when given), on the first display or on B.
+    func largeCopy(_ value: [UInt8], chunk: Int = 256 << 10, pause: Int? = nil, announcesSize: Bool = true,
+                   onB: Bool = false) throws -> (Harness, Harness.Display, FakeOwner) {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = onB ? h.owner(on: b, [("application/x-large", value)]) : h.owner([("application/x-large", value)])
+        owner.incrThreshold = chunk
+        owner.announcesSize = announcesSize
+        owner.pausesAfterChunks = pause
+        owner.own()
+        h.settle()
+        return (h, b, owner)
+    }
+
     /// A large copy on A reaches a reader on B as it arrives: while A's owner is still sending, B's reader
     /// already has what came (one pass, not read whole on A and then sent whole to B), and in the end it has
     /// exactly the owner's bytes.
     func testALargeValueCrossesToTheOtherDisplayAsItArrives() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
         let value = (0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
-        let owner = h.owner([("application/x-large", value)])
-        owner.incrThreshold = 256 << 10
-        owner.pausesAfterChunks = 8
-        owner.own()
-        h.settle()
+        let (h, b, owner) = try largeCopy(value, pause: 8)
         let reader = h.paste("application/x-large", on: b)
         XCTAssertNil(reader.result, "not complete while A's owner is still sending")
         let halfway = try XCTUnwrap(reader.receivedSoFar, "B's reader is in an INCR transfer before A's has ended")
@@ -254,13 +263,8 @@ final class DisplaysTests: XCTestCase {
     /// The same once A's manager has read the copy: a paste on B reads A's live owner, and that read is relayed
     /// as it arrives too.
     func testALiveReadOfALargeValueIsRelayedAsItArrives() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
         let value = (0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 11) }
-        let owner = h.owner([("application/x-large", value)])
-        owner.incrThreshold = 256 << 10
-        owner.own()
-        h.settle()
+        let (h, b, owner) = try largeCopy(value)
         XCTAssertEqual(h.engine.manager.snapshotsInProgress, 0, "A's manager has read it")
         owner.pausesAfterChunks = 8
         let reader = h.paste("application/x-large", on: b)
@@ -274,15 +278,8 @@ final class DisplaysTests: XCTestCase {
     /// An owner whose INCR header gives no size (xclip) is relayed too, once `Snapshotter.relayedFrom` bytes
     /// are in: before that, a failure is still a refusal.
     func testAnINCRTransferOfNoAnnouncedSizeIsRelayedOnceFourMiBAreIn() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
         let value = (0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 3 &+ $0 >> 11) }
-        let owner = h.owner([("application/x-large", value)])
-        owner.incrThreshold = 256 << 10
-        owner.announcesSize = false
-        owner.pausesAfterChunks = 12
-        owner.own()
-        h.settle()
+        let (h, b, owner) = try largeCopy(value, pause: 12, announcesSize: false)
         let reader = h.paste("application/x-large", on: b)
         XCTAssertNil(reader.receivedSoFar, "3 MiB in: not relayed yet")
         owner.resumeTransfers(pausingAfter: 20)
@@ -297,13 +294,7 @@ final class DisplaysTests: XCTestCase {
     /// The display a relayed transfer comes from is removed midway: the reader's transfer on the other display
     /// ends at once (cut off, never short), not at its idle timeout.
     func testARelayedTransferEndsAtOnceWhenItsDisplayIsRemoved() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
-        let owner = h.owner(on: b, [("application/x-large", [UInt8](repeating: 0x43, count: 5 << 20))])
-        owner.incrThreshold = 256 << 10
-        owner.pausesAfterChunks = 8
-        owner.own()
-        h.settle()
+        let (h, b, _) = try largeCopy([UInt8](repeating: 0x43, count: 5 << 20), pause: 8, onB: true)
         let reader = h.paste("application/x-large")
         XCTAssertNotNil(reader.receivedSoFar, "relaying from B to A")
         XCTAssertEqual(h.engine.service.transfers.count, 1, "A sends it on")
@@ -316,13 +307,7 @@ final class DisplaysTests: XCTestCase {
     /// A value announced smaller than `Snapshotter.relayedFrom` is read whole first: a reader elsewhere is
     /// still refused cleanly when its read fails.
     func testASmallerValueIsReadWholeFirstSoAFailureIsStillARefusal() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
-        let owner = h.owner([("application/x-large", [UInt8](repeating: 0x42, count: 1 << 20))])
-        owner.incrThreshold = 64 << 10
-        owner.pausesAfterChunks = 4
-        owner.own()
-        h.settle()
+        let (h, b, owner) = try largeCopy([UInt8](repeating: 0x42, count: 1 << 20), chunk: 64 << 10, pause: 4)
         let reader = h.paste("application/x-large", on: b)
         XCTAssertNil(reader.receivedSoFar, "nothing sent on before the whole value is in")
         owner.exit()
@@ -333,14 +318,7 @@ final class DisplaysTests: XCTestCase {
     /// A relayed transfer whose origin stops midway is cut off on B (the reader never gets a short value as if
     /// it were whole), and the daemon goes on serving.
     func testARelayedTransferWhoseOriginExitsMidwayIsCutOffNeverShort() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
-        let value = [UInt8](repeating: 0x41, count: 5 << 20)
-        let owner = h.owner([("application/x-large", value)])
-        owner.incrThreshold = 256 << 10
-        owner.pausesAfterChunks = 4
-        owner.own()
-        h.settle()
+        let (h, b, owner) = try largeCopy([UInt8](repeating: 0x41, count: 5 << 20), pause: 4)
         let reader = h.paste("application/x-large", on: b)
         XCTAssertNotNil(reader.receivedSoFar, "relaying")
         owner.exit()
