@@ -78,6 +78,9 @@ final class ClipboardManager {
     var onKept: ((PasteboardName, UInt64, Representation) -> Void)?
     /// Called when kept content was restored at start and is served (at that count): other displays serve it too.
     var onRestored: ((PasteboardName, UInt64) -> Void)?
+    /// True when another endpoint holds `name` at start (a Wayland client's live copy): its kept content is not
+    /// restored over it, as it is not over an X owner.
+    var heldElsewhere: (PasteboardName) -> Bool = { _ in false }
 
     /// The content read for `name` at change `count`, if the manager holds it.
     func keptContent(of name: PasteboardName, count: UInt64) -> PasteboardContent? {
@@ -178,7 +181,7 @@ final class ClipboardManager {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")
                 return
             }
-            guard x.selectionOwner(x.intern(name.rawValue)).isNone else {
+            guard x.selectionOwner(x.intern(name.rawValue)).isNone, !heldElsewhere(name) else {
                 log.info("\(name) is owned; not restoring its saved content")
                 return
             }
