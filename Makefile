@@ -111,6 +111,8 @@ run: deps-run release
 	@bin="$(RELEASE_DIR)"; \
 	if [ -n "$$DISPLAY" ]; then \
 	  echo "pasteboardd on DISPLAY=$$DISPLAY (Ctrl-C to stop)"; exec "$$bin/pasteboardd"; \
+	elif [ -n "$$WAYLAND_DISPLAY" ]; then \
+	  echo "pasteboardd on WAYLAND_DISPLAY=$$WAYLAND_DISPLAY alone, no X display (Ctrl-C to stop)"; exec "$$bin/pasteboardd"; \
 	else \
 	  exec 3< <(Xvfb -displayfd 1 -nolisten tcp -noreset 2>/dev/null & echo "pid $$!"); \
 	  read -r _ xpid <&3; read -r display <&3; \
