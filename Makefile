@@ -51,7 +51,7 @@ TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-g
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno \
 	openssh-client openssh-server iproute2 \
-	sway wl-clipboard libwayland-bin
+	sway wl-clipboard libwayland-bin xwayland x11-xserver-utils
 BENCH_PACKAGES := $(TEST_PACKAGES) unrtf pandoc strace hyperfine copyq parcellite clipit imagemagick xpra
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
