@@ -51,7 +51,7 @@ TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-g
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno \
 	openssh-client openssh-server iproute2 \
-	sway wl-clipboard libwayland-bin
+	sway wl-clipboard libwayland-bin xwayland x11-xserver-utils
 # The benchmarks' anchors besides: python3-lz4 and python3-brotli are the compressors Debian's xpra recommends
 # (installed with it unless --no-install-recommends, as here), which it compresses clipboard contents with (else
 # zlib, and its "zlib is the only compressor enabled" warning): bench/displays.py measures xpra as apt installs it.
@@ -114,6 +114,8 @@ run: deps-run release
 	@bin="$(RELEASE_DIR)"; \
 	if [ -n "$$DISPLAY" ]; then \
 	  echo "pasteboardd on DISPLAY=$$DISPLAY (Ctrl-C to stop)"; exec "$$bin/pasteboardd"; \
+	elif [ -n "$$WAYLAND_DISPLAY" ]; then \
+	  echo "pasteboardd on WAYLAND_DISPLAY=$$WAYLAND_DISPLAY alone, no X display (Ctrl-C to stop)"; exec "$$bin/pasteboardd"; \
 	else \
 	  exec 3< <(Xvfb -displayfd 1 -nolisten tcp -noreset 2>/dev/null & echo "pid $$!"); \
 	  read -r _ xpid <&3; read -r display <&3; \

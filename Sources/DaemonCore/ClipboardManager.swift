@@ -81,6 +81,9 @@ final class ClipboardManager {
     var onArriving: ((PasteboardName, UInt64, PasteboardType, ArrivingBytes) -> Void)?
     /// Called when kept content was restored at start and is served (at that count): other displays serve it too.
     var onRestored: ((PasteboardName, UInt64) -> Void)?
+    /// True when another endpoint holds `name` at start (a Wayland client's live copy): its kept content is not
+    /// restored over it, as it is not over an X owner.
+    var heldElsewhere: (PasteboardName) -> Bool = { _ in false }
 
     /// Stops reading every owner (the display is no longer served): what was being relayed elsewhere fails.
     func abandonSnapshots(_ why: String) { snapshotter.abandonAll(why) }
@@ -184,7 +187,7 @@ final class ClipboardManager {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")
                 return
             }
-            guard x.selectionOwner(x.intern(name.rawValue)).isNone else {
+            guard x.selectionOwner(x.intern(name.rawValue)).isNone, !heldElsewhere(name) else {
                 log.info("\(name) is owned; not restoring its saved content")
                 return
             }

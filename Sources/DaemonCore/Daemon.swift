@@ -13,7 +13,6 @@ public final class Daemon {
     private let environment: [String: String]
     private let log: Logger
     private let clock = SystemClock()
-    private var x: XConnection!
     private var engine: DaemonEngine!
     private var server: ControlServer!
     /// The remote socket's server (`RemoteAccess`), unless the configuration turns it off.
@@ -44,13 +43,28 @@ public final class Daemon {
         if !configuration.displays.isEmpty { return configuration.displays }
         return [environment["DISPLAY"] ?? ""]
     }
-    /// The first display served: the one the daemon cannot run without.
+    /// The first display served: the one the daemon cannot run without. Empty: none named (`DISPLAY` unset),
+    /// and the daemon serves the Wayland seat alone when one is asked for (`waylandName`).
     private var display: String { displays[0] }
+
+    /// The Wayland compositor whose seat to serve: `--wayland`'s, else `$WAYLAND_DISPLAY` when set; nil with
+    /// `--no-wayland`.
+    private var waylandName: String? {
+        switch options.wayland {
+        case .none: return nil
+        case .named(let given): return given
+        case .fromEnvironment:
+            guard let fromEnvironment = environment["WAYLAND_DISPLAY"], !fromEnvironment.isEmpty else { return nil }
+            return fromEnvironment
+        }
+    }
 
     /// Runs until SIGTERM/SIGINT (status 0) or until the X connection is lost or start-up fails
     /// (non-zero, so that systemd restarts it). A start-up that fails says why to the clients waiting at a
     /// socket a service manager passed (`refuseToStart`); while the X server cannot be reached yet, each
-    /// client that connects is told so at once, and the daemon keeps trying.
+    /// client that connects is told so at once, and the daemon keeps trying. With no X display named and a
+    /// Wayland seat asked for, the seat is served alone (its compositor waited for as an X server is, and its loss
+    /// the end of the daemon, status 1, as the first X display's is).
     public func run() -> Int32 {
         // Sockets a service manager passed sit at descriptors 3 and up: take them before anything else
         // opens a descriptor that $LISTEN_FDS could be taken to name.
@@ -67,13 +81,28 @@ public final class Daemon {
         }
         let waiting = StartFailureNotice(listeners: passed.compactMap { try? UnixListener(adopting: $0) },
                                          userID: ProcessIdentity.userID, clock: clock)
-        switch connectWithBackOff(telling: waiting) {
-        case .connected(let connection): x = connection
-        case .stopped: return 0
-        case .failed(let failure): return refuseToStart(failure, passed: passed)
-        }
-        guard x.xfixesEventBase != nil else {
-            return refuseToStart(.lacksXFixes(display), passed: passed)
+        let x: XConnection?
+        var seat: (connection: WaylandConnection, name: String)?
+        if display.isEmpty, let name = waylandName {
+            // Wayland alone: the seat is the one display, waited for as an X server would be.
+            switch connectWithBackOff(to: .wayland(name), telling: waiting) {
+            case .connected(.wayland(let connection)): seat = (connection, name)
+            case .connected(.x): preconditionFailure("a Wayland compositor was asked for")
+            case .stopped: return 0
+            case .failed(let failure): return refuseToStart(failure, passed: passed)
+            }
+            guard seat?.connection.dataControl != nil else { return refuseToStart(.lacksDataControl(name), passed: passed) }
+            x = nil
+        } else {
+            switch connectWithBackOff(to: .x(display), telling: waiting) {
+            case .connected(.x(let connection)): x = connection
+            case .connected(.wayland): preconditionFailure("an X display was asked for")
+            case .stopped: return 0
+            case .failed(let failure): return refuseToStart(failure, passed: passed)
+            }
+            guard x?.xfixesEventBase != nil else {
+                return refuseToStart(.lacksXFixes(display), passed: passed)
+            }
         }
         let directories = XDGDirectories(environment: environment)
         var stateDirectory: String?
@@ -88,12 +117,12 @@ public final class Daemon {
         } catch {
             return refuseToStart(StartFailure("\(error)"), passed: passed)
         }
-        engine.start()
+        if x != nil { seat = connectWayland() }
+        engine.start(wayland: seat)
         engine.connect = { name in Daemon.open(name) }
         for name in displays.dropFirst() where !engine.serveDisplay(name) {
             log.warning("\(name) is given twice: served once")
         }
-        connectWayland()
         let listener: UnixListener
         let remoteListener: UnixListener?
         switch listeners(directories, passed: passed) {
@@ -133,8 +162,9 @@ public final class Daemon {
             servers.contains { $0.access == nil && $0.clients.values.contains { $0.events?.contains(.reads) == true } }
         }
         engine.socketTransfers = { [unowned self] in servers.reduce(0) { $0 + $1.answersBeingWritten + $1.requestsBeingRead } }
-        x.flush()
-        let served = displays.count == 1 ? (display.isEmpty ? "the default display" : display) : displays.joined(separator: ", ")
+        for side in engine.sides { side.x.flush() }
+        let served = x == nil ? "the Wayland seat of \(seat?.name ?? "")"
+            : displays.count == 1 ? (display.isEmpty ? "the default display" : display) : displays.joined(separator: ", ")
         log.info("serving CLIPBOARD and PRIMARY on \(served), control socket \(listener.path)"
                  + (remoteListener.map { ", remote socket \($0.path)" } ?? ""))
         try? notifier.ready(status: "serving CLIPBOARD and PRIMARY on \(served)")
@@ -212,30 +242,63 @@ public final class Daemon {
         return 1
     }
 
-    /// How opening the display ended.
+    /// The first display to open: an X display, or (with none) a Wayland compositor.
+    private enum FirstDisplay {
+        case x(String)
+        case wayland(String)
+
+        /// What it is called in the log and the status line.
+        var described: String {
+            switch self {
+            case .x(let name): "X display \(name)"
+            case .wayland(let name): "the Wayland compositor \(name)"
+            }
+        }
+    }
+
+    /// A first display opened.
+    private enum Connection {
+        case x(XConnection)
+        case wayland(WaylandConnection)
+    }
+
+    /// How opening the first display ended.
     private enum DisplayOutcome {
-        case connected(XConnection)
+        case connected(Connection)
         /// SIGTERM or SIGINT while waiting.
         case stopped
         case failed(StartFailure)
     }
 
-    /// Opens the display, waiting while the X server is not up yet (as at session start): retries after
+    /// Opens the first display, waiting while its server is not up yet (as at session start): retries after
     /// 0.25 s, doubling to at most 10 s, answering SIGTERM meanwhile, and telling each client that connects to
     /// a passed socket meanwhile why it is not served yet (`waiting`). With no display named at all there is
     /// nothing to wait for: that is a failure at once.
-    private func connectWithBackOff(telling waiting: StartFailureNotice) -> DisplayOutcome {
-        let name = display
-        guard !name.isEmpty else { return .failed(.displayNotSet) }
+    private func connectWithBackOff(to first: FirstDisplay, telling waiting: StartFailureNotice) -> DisplayOutcome {
+        if case .x(let name) = first, name.isEmpty { return .failed(.displayNotSet) }
         var delay: Duration = .milliseconds(250)
         var attempts = 0
         while true {
-            if let connection = try? XConnection(displayName: name) { return .connected(connection) }
+            let why: String
+            let failure: StartFailure
+            switch first {
+            case .x(let name):
+                if let connection = try? XConnection(displayName: name) { return .connected(.x(connection)) }
+                let diagnosis = DisplayFailure.diagnose(name)
+                why = "\(diagnosis)"
+                failure = .cannotOpenDisplay(name, diagnosis, stillTrying: true)
+            case .wayland(let name):
+                do { return .connected(.wayland(try WaylandConnection(name: name))) } catch {
+                    why = error.description
+                    failure = .cannotReachCompositor(name, error.description, stillTrying: true)
+                }
+            }
             attempts += 1
             if attempts == 1 || attempts % 10 == 0 {
-                log.warning("cannot open X display \(name) yet; retrying (attempt \(attempts): \(DisplayFailure.diagnose(name)))")
+                let verb = if case .x = first { "open" } else { "reach" }
+                log.warning("cannot \(verb) \(first.described) yet; retrying (attempt \(attempts): \(why))")
             }
-            try? notifier.status("waiting for X display \(name)")
+            try? notifier.status("waiting for \(first.described)")
             let deadline = clock.now() + delay
             // Wait on the signalfd, not a sleep, so SIGTERM still stops us at once.
             while clock.now() < deadline {
@@ -244,30 +307,25 @@ public final class Daemon {
                 handleSignals()
                 if stopping { return .stopped }
                 if ready.dropFirst().contains(where: { !$0.isEmpty }) {
-                    let told = waiting.tell(.cannotOpenDisplay(name, DisplayFailure.diagnose(name), stillTrying: true))
-                    if told > 0 { log.limited(.info, key: "told-waiting", "told \(told) client\(told == 1 ? "" : "s") that X display \(name) cannot be opened yet") }
+                    let told = waiting.tell(failure)
+                    if told > 0 { log.limited(.info, key: "told-waiting", "told \(told) client\(told == 1 ? "" : "s") that \(first.described) cannot be opened yet") }
                 }
             }
             delay = min(delay * 2, .seconds(10))
         }
     }
 
-    /// Serves the Wayland seat `--wayland` names, or `$WAYLAND_DISPLAY`'s (not with `--no-wayland`); a
-    /// compositor that cannot be reached is logged, and the X displays are served all the same.
-    private func connectWayland() {
-        let name: String
-        switch options.wayland {
-        case .none: return
-        case .named(let given): name = given
-        case .fromEnvironment:
-            guard let fromEnvironment = environment["WAYLAND_DISPLAY"], !fromEnvironment.isEmpty else { return }
-            name = fromEnvironment
-        }
+    /// Beside the X displays: the Wayland seat `--wayland` names, or `$WAYLAND_DISPLAY`'s (not with
+    /// `--no-wayland`), connected once (the engine retries it when it is lost); a compositor that cannot be
+    /// reached is logged, and the X displays are served all the same.
+    private func connectWayland() -> (connection: WaylandConnection, name: String)? {
+        guard let name = waylandName else { return nil }
         engine.connectWayland = { try WaylandConnection(name: $0) }
         do {
-            engine.attachWayland(try WaylandConnection(name: name), name: name)
+            return (try WaylandConnection(name: name), name)
         } catch {
             log.warning("cannot serve the Wayland seat of \(name): \(error); serving the X displays")
+            return nil
         }
     }
 
@@ -303,6 +361,7 @@ public final class Daemon {
                 log.error("lost the connection to the X server")
                 return 1
             }
+            if engine.lostOnlySeat { return 1 }
             let now = clock.now()
             engine.expire(now: now)
             for server in servers { server.expireIdle(now: now) }

@@ -54,8 +54,15 @@ public final class DaemonEngine {
     }
 
     /// The displays served, the first one first: it keeps the counts, restores the kept content, and is the
-    /// one control clients' writes take first (the engine serves them on the others).
+    /// one control clients' writes take first (the engine serves them on the others). With no X display
+    /// (`homeInMemory`) the first is an `InMemoryDisplay`'s, which nobody but the daemon sees.
     private(set) var sides: [XDisplayEndpoint] = []
+    /// True when the daemon serves no X display of its own at start (Wayland alone): the first side is an
+    /// `InMemoryDisplay`'s, the pasteboards' home, listed nowhere; the X displays added later are all removable,
+    /// and PRIMARY is one with the seat's primary selection (there is no X display of its own to keep it).
+    public let homeInMemory: Bool
+    /// The name of the first side when it is in memory (in logs).
+    static let inMemoryName = "no X display"
     /// The first display's selection service and manager (what single-display code and tests drive).
     var service: SelectionService { sides[0].service }
     var manager: ClipboardManager { sides[0].manager }
@@ -87,10 +94,13 @@ public final class DaemonEngine {
     public var socketTransfers: () -> Int = { 0 }
 
     /// - Parameters:
+    ///   - x: the first X display; nil: none (a Wayland session without `DISPLAY`), the pasteboards are kept on an
+    ///     `InMemoryDisplay` and the seat attached with `start(wayland:)` is what they are seen on.
     ///   - display: the display the daemon serves, for `read` requests naming one.
     ///   - stateDirectory: where counts, kept content and history live (nil: in memory only).
-    public init(x: any XDisplay, clock: any MonotonicClock, configuration: DaemonConfiguration, display: String,
+    public init(x: (any XDisplay)?, clock: any MonotonicClock, configuration: DaemonConfiguration, display: String,
                 stateDirectory: String?, log: Logger, table: ConversionTable = .standard) throws {
+        homeInMemory = x == nil
         self.log = log
         self.clock = clock
         self.table = table
@@ -99,10 +109,12 @@ public final class DaemonEngine {
         conversions = try Conversions()
         conversions.imageLimits = configuration.imageLimits
         bridge = PasteboardEngine(clock: clock, log: log)
-        entries = [DisplayEntry(name: display, state: .connected)]
-        bridge.isShared = { [weak self] name in name != .primary || (self?.configuration.sharePrimary ?? false) }
-        sides.append(makeSide(display, x: x))
-        peers = Peers(engine: bridge, clock: clock, log: log, name: "pasteboardd \(ProcessIdentity.processID) on \(display)",
+        entries = x == nil ? [] : [DisplayEntry(name: display, state: .connected)]
+        let inMemory = x == nil
+        bridge.isShared = { [weak self] name in name != .primary || inMemory || (self?.configuration.sharePrimary ?? false) }
+        sides.append(makeSide(x == nil ? Self.inMemoryName : display, x: x ?? InMemoryDisplay()))
+        let seen = x == nil ? "Wayland" : display
+        peers = Peers(engine: bridge, clock: clock, log: log, name: "pasteboardd \(ProcessIdentity.processID) on \(seen)",
                       stateDirectory: stateDirectory, maximumFrameBytes: configuration.remoteMaxRequestBytes) { [unowned self] in
             defer { nextEndpoint += 1 }
             return EndpointID(nextEndpoint)
@@ -126,9 +138,10 @@ public final class DaemonEngine {
         return side
     }
 
-    /// Watches CLIPBOARD, PRIMARY and the persistent pasteboards with their saved counts, restores kept
-    /// content and becomes the clipboard manager unless another one is.
-    public func start() {
+    /// Watches CLIPBOARD, PRIMARY and the persistent pasteboards with their saved counts, serves the Wayland seat
+    /// of `wayland` (if given: before the kept content is restored, so that a Wayland client's live copy is
+    /// never replaced by it), restores kept content and becomes the clipboard manager unless another one is.
+    public func start(wayland: (connection: WaylandConnection, name: String)? = nil) {
         if let stateDirectory { removeUnfinishedSaves(in: stateDirectory) }
         persistedCounts = service.boards.countStore.load()
         persistentNames = loadPersistentNames()
@@ -138,6 +151,9 @@ public final class DaemonEngine {
         }
         manager.persistent = persistentNames
         bridge.attach(sides[0])
+        if let wayland { attachWayland(wayland.connection, name: wayland.name) }
+        // A pasteboard another endpoint holds at start (the seat's live copy) is not restored over.
+        manager.heldElsewhere = { [weak self] name in self?.bridge.current[name] != nil }
         manager.start()
         x.flush()
         peers.start()
@@ -178,10 +194,13 @@ public final class DaemonEngine {
         nextEndpoint += 1
         endpoint.engine = bridge
         endpoint.broadcast = { [weak self] in self?.announce($0) }
+        // One pasteboard, one count: the seat's first copy continues the counts kept (persisted, or reached already).
+        for board in service.boards.all { endpoint.adopt(count: board.counter.count, for: board.name) }
         wayland = endpoint
         bridge.attach(endpoint)
         endpoint.start()
-        log.info("serving the Wayland seat of \(name) (\(protocolBound)) as one pasteboard with the X displays")
+        log.info("serving the Wayland seat of \(name) (\(protocolBound)) as one pasteboard"
+                 + (homeInMemory ? " (no X display: the seat alone)" : " with the X displays"))
     }
 
     /// What the loop polls for the Wayland seat.
@@ -192,11 +211,29 @@ public final class DaemonEngine {
     public func handleWayland(_ ready: [PollEvents], for requests: [PollRequest]) {
         guard let endpoint = wayland else { return }
         do { try endpoint.handle(ready, for: requests) } catch {
-            log.warning("lost the Wayland compositor \(endpoint.name) (\(error)): serving the X displays, and trying it again")
             bridge.detach(endpoint.id)
             wayland = nil
+            if homeInMemory {
+                // On Wayland alone the compositor is what the daemon cannot run without, as the first X display is.
+                log.error("lost the Wayland compositor \(endpoint.name) (\(error)), the only display served")
+                lostOnlySeat = true
+                return
+            }
+            log.warning("lost the Wayland compositor \(endpoint.name) (\(error)): serving the X displays, and trying it again")
             waylandRetry = (endpoint.name, clock.now() + .milliseconds(250), .milliseconds(250))
         }
+    }
+
+    /// True once the seat of a daemon serving Wayland alone (`homeInMemory`) was lost: the daemon exits with status
+    /// 1, as when it loses its first X display, and its service manager starts it again.
+    public private(set) var lostOnlySeat = false
+
+    /// How the Wayland seat asked for stands, for `pb displays`: nil when none is served (none was asked for, or
+    /// it offers no data-control).
+    var waylandState: (name: String, state: DisplayState)? {
+        if let wayland { return (wayland.name, .connected) }
+        if let retry = waylandRetry { return (retry.name, .disconnected) }
+        return nil
     }
 
     /// Tries the lost compositor again when it is due; a compositor back on its socket is served as at start.
@@ -283,7 +320,7 @@ public final class DaemonEngine {
     /// Stops serving `name` and forgets it; false when it is not listed or is the first display.
     @discardableResult
     public func forgetDisplay(_ name: String) -> Bool {
-        guard let index = entries.firstIndex(where: { DisplayName.sameServer($0.name, name) }), index > 0 else { return false }
+        guard let index = entries.firstIndex(where: { DisplayName.sameServer($0.name, name) }), index > 0 || homeInMemory else { return false }
         if let side = side(named: entries[index].name) { removeDisplay(side) }
         entries.remove(at: index)
         return true
@@ -312,7 +349,8 @@ public final class DaemonEngine {
 
     /// Drops the displays (not the first) whose X server went away, keeping what they were the origin of
     /// and kept; each is retried with backoff and listed `disconnected` meanwhile. True when the first
-    /// display's connection is lost (the daemon exits: its service manager restarts it).
+    /// display's connection is lost (the daemon exits: its service manager restarts it) — never for an
+    /// `InMemoryDisplay`.
     public func dropLostDisplays() -> Bool {
         for side in sides.dropFirst() where side.x.isConnectionLost {
             log.warning("lost the connection to X display \(side.name); the other displays are still served, and it is retried")
@@ -416,7 +454,10 @@ public final class DaemonEngine {
         case .historyClear: historyClear(client)
         case .pause: setPaused(true, client)
         case .resume: setPaused(false, client)
-        case .displays: client.send(.status(pairs: displayStates.map { StatusPair($0.name, $0.state.rawValue) }))
+        case .displays:
+            // The X displays, then the Wayland seat (a name without a colon: no X display's name is one).
+            let listed = displayStates + (waylandState.map { [$0] } ?? [])
+            client.send(.status(pairs: listed.map { StatusPair($0.name, $0.state.rawValue) }))
         case .addDisplay(let name): addDisplay(name, client)
         case .removeDisplay(let name): removeDisplay(name, client)
         case .onDisplay(let name):
@@ -467,9 +508,10 @@ public final class DaemonEngine {
         return own
     }
 
-    /// The display served that `display` names (another name of the same server counts).
+    /// The display served that `display` names (another name of the same server counts); never the in-memory
+    /// home, which no name names.
     private func side(named display: String) -> XDisplayEndpoint? {
-        sides.first { DisplayName.sameServer(display, $0.name) }
+        sides.dropFirst(homeInMemory ? 1 : 0).first { DisplayName.sameServer(display, $0.name) }
     }
 
     private func addDisplay(_ name: String, _ client: Client) {
@@ -481,7 +523,7 @@ public final class DaemonEngine {
     }
 
     private func removeDisplay(_ name: String, _ client: Client) {
-        if let first = displayStates.first, DisplayName.sameServer(first.name, name) {
+        if !homeInMemory, let first = displayStates.first, DisplayName.sameServer(first.name, name) {
             return client.send(.error(code: .badRequest, message: "\(name) is the first display pasteboardd serves; it cannot be removed (stop pasteboardd instead)"))
         }
         guard forgetDisplay(name) else { return client.send(.error(code: .notFound, message: "\(name) is not served")) }
@@ -624,9 +666,11 @@ public final class DaemonEngine {
     private func read(_ raw: String, types: [String], display: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
         // A remote client has no display of its own: it is answered from what the daemon holds (the first display's
-        // side, where every shared pasteboard is served).
+        // side, where every shared pasteboard is served). So is a client naming none when the daemon serves Wayland
+        // alone: from the in-memory home, which serves the seat's copies too (with an X display, such a client is
+        // of another display, and sent to its own).
         let side: XDisplayEndpoint
-        if client.isRemote {
+        if client.isRemote || (display.isEmpty && homeInMemory) {
             side = sides[0]
         } else if let own = self.side(named: display) {
             side = own
@@ -737,7 +781,7 @@ public final class DaemonEngine {
     private func status(_ client: Client) {
         let (clients, watchers) = clientCounts()
         var pairs = [StatusPair("version", PasteboardVersion.string),
-                     StatusPair("display", display),
+                     StatusPair("display", homeInMemory ? "" : display),
                      StatusPair("incr-chunk-bytes", String(service.chunkSize)),
                      StatusPair("transfers", String(service.transfers.count + socketTransfers())),
                      StatusPair("conversions", String(service.server.conversions.pendingCount)),

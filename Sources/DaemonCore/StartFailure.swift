@@ -24,6 +24,18 @@ public struct StartFailure: Error, Equatable, Sendable, CustomStringConvertible 
         StartFailure("the X server at \(display) lacks the XFixes extension, which pasteboardd needs to watch owners")
     }
 
+    /// With no X display, the Wayland compositor at `name` offers no data-control protocol to serve its seat with.
+    public static func lacksDataControl(_ name: String) -> StartFailure {
+        StartFailure("DISPLAY is not set and the Wayland compositor at \(name) offers no data-control protocol "
+                     + "(GNOME's mutter and weston do not): there is no display to serve")
+    }
+
+    /// With no X display, the Wayland compositor at `name` could not be reached, for `why`. `stillTrying` while the
+    /// daemon waits for it, as it does for an X server.
+    public static func cannotReachCompositor(_ name: String, _ why: String, stillTrying: Bool) -> StartFailure {
+        StartFailure("DISPLAY is not set and the Wayland compositor at \(name) cannot be reached (\(why))" + (stillTrying ? "; still trying" : ""))
+    }
+
     /// `display` could not be opened, for `why`. `stillTrying` while the daemon waits for the server, as it does
     /// at session start.
     public static func cannotOpenDisplay(_ display: String, _ why: DisplayFailure, stillTrying: Bool) -> StartFailure {

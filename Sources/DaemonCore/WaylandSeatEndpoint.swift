@@ -155,11 +155,17 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         flush()
     }
 
-    /// Handles the events queued since the connection was made (the seat's first selections).
+    /// Handles the events queued since the connection was made (the seat's first selections: an empty one is how
+    /// the seat stands, not a change).
     func start() {
+        startingUp = true
         handle(connection.takeEvents())
+        startingUp = false
         flush()
     }
+
+    /// True while the seat's selections as they stood when the daemon bound it are handled.
+    private var startingUp = false
 
     private func flush() {
         flushPending = !((try? connection.flush()) ?? true)
@@ -241,12 +247,13 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         kept[name] = nil
         serial += 1
         current[name] = (offer, serial)
-        let count = nextCount(name)
+        // A copy the seat held already when the daemon bound it is offered and read, but it is no change.
+        let count = startingUp ? currentCount(name) : nextCount(name)
         let offered = WaylandTypes.pasteboardTypes(fromMIME: types, table: table)
         let secret = types.contains { SnapshotPolicy.secretMarkers.contains($0) }
         engine.changed(name, on: id, count: count, .offered(Offer(pasteboard: name, origin: id, serial: serial, types: offered,
                                                                     isSensitive: secret)))
-        broadcast?(ChangeNotice(name: name, count: count, state: secret ? .sensitive : .foreign, types: offered))
+        if !startingUp { broadcast?(ChangeNotice(name: name, count: count, state: secret ? .sensitive : .foreign, types: offered)) }
         if secret {
             log.info("\(name) on \(self.name) holds secret content: not read, recorded or kept")
         } else if !isPaused() {
@@ -261,6 +268,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private func emptied(_ name: PasteboardName) {
         dropSnapshot(name)
         guard mirrors[name] == nil, takeovers[name] == nil, let engine, pasteboards.contains(name) else { return }
+        // Empty when the daemon bound the seat: nothing changed.
+        if startingUp && current[name] == nil { return }
         if let serial = current[name]?.serial, let copy = kept[name], copy.serial == serial,
            let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, intern: atoms.intern)) {
             takeovers[name] = source
@@ -354,10 +363,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private func nextCount(_ name: PasteboardName) -> UInt64 {
-        let count = max(counts[name] ?? 0, engine?.counts[name] ?? 0) + 1
+        let count = currentCount(name) + 1
         counts[name] = count
         return count
     }
+
+    private func currentCount(_ name: PasteboardName) -> UInt64 { max(counts[name] ?? 0, engine?.counts[name] ?? 0) }
 
     // MARK: - Fetching for other endpoints
 

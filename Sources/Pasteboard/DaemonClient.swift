@@ -291,7 +291,8 @@ extension DaemonClient {
 
     /// Pastes the first of `types` that pasteboardd offers for `pasteboard` straight from the daemon,
     /// when it holds that pasteboard itself on `$DISPLAY` (`ControlRequest.read`: no X transfer; text
-    /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does. Through a forwarded
+    /// types as UTF-8), streaming the data through `begin` and `sink` as `stream` does. Without `DISPLAY` (on
+    /// Wayland alone) the request names no display, and the daemon answers from what it holds. Through a forwarded
     /// socket there is no display of the client's own: whatever the daemon answers is the answer (`.refused`
     /// for an error, a forward that does not answer included), never `.notHeld`.
     /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running, not
@@ -308,7 +309,6 @@ extension DaemonClient {
         do { client = try DaemonClient(environment: environment) } catch {
             return DaemonEndpoint.isForwarded(environment) ? .refused(error) : .notHeld
         }
-        guard client.endpoint.isForwarded || !display.isEmpty else { return .notHeld }
         var begun = false
         do {
             let outcome = try client.stream(.read(pasteboard: pasteboard, types: types, display: display),

@@ -8,16 +8,19 @@ import PasteboardCore
 /// even with `DISPLAY` set too — as wl-paste reads it. On a Wayland session `DISPLAY` is XWayland's, and the
 /// compositor hands the seat's selection to XWayland only while an X window has focus (wlroots), dropping every
 /// name without a `/`: X would show a stale or empty selection where the seat holds the user's copy. Named
-/// pasteboards are X selections (or pasteboardd's): they are read through X. A seat that cannot be read (no
-/// compositor, none of the data-control protocols: GNOME's mutter) gives way to X when `DISPLAY` is set.
+/// pasteboards are X selections (or pasteboardd's): they are read through X — and with no X display at all (a
+/// Wayland session without `DISPLAY`) they are pasteboardd's alone, no Wayland selection carrying them: what it does
+/// not hold is empty. A seat that cannot be read (no compositor, none of the data-control protocols: GNOME's mutter)
+/// gives way to X when `DISPLAY` is set.
 enum DirectDisplay: Equatable, Sendable {
     case wayland(socket: String)
     case x
+    /// A named pasteboard on a Wayland session without X: nothing but pasteboardd holds it.
+    case daemonOnly
 
     static func choose(_ environment: [String: String], pasteboard: PasteboardName) -> DirectDisplay {
-        guard let socket = environment["WAYLAND_DISPLAY"], !socket.isEmpty, pasteboard == .general || pasteboard == .primary else {
-            return .x
-        }
+        guard let socket = environment["WAYLAND_DISPLAY"], !socket.isEmpty else { return .x }
+        guard pasteboard == .general || pasteboard == .primary else { return hasXFallback(environment) ? .x : .daemonOnly }
         return .wayland(socket: socket)
     }
 

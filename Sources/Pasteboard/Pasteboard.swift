@@ -228,9 +228,14 @@ public final class Pasteboard {
     /// types of its current offer as its client listed them (`wl-paste --list-types`).
     public var targets: [PasteboardType] {
         get throws(PasteboardError) {
-            if isForwarded {
-                guard case .targets(let names) = try request(.targets(pasteboard: name.rawValue)) else { throw .refused("unexpected answer") }
-                return names.map(PasteboardType.init(rawValue:))
+            let daemonOnly = DirectDisplay.choose(environment, pasteboard: name) == .daemonOnly
+            if isForwarded || daemonOnly {
+                do throws(PasteboardError) {
+                    guard case .targets(let names) = try request(.targets(pasteboard: name.rawValue)) else { throw .refused("unexpected answer") }
+                    return names.map(PasteboardType.init(rawValue:))
+                } catch .notHeld where daemonOnly && !isForwarded {
+                    throw .empty
+                }
             }
             if let seat = try wayland() {
                 return try seat.types(primary: name == .primary, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
@@ -532,6 +537,8 @@ public final class Pasteboard {
     }
 
     private func x() throws(PasteboardError) -> (SelectionReader, Atom) {
+        // No X display, and no Wayland selection carries a named pasteboard: pasteboardd did not hold it, so it is empty.
+        if DirectDisplay.choose(environment, pasteboard: name) == .daemonOnly { throw .empty }
         if reader == nil {
             do { reader = SelectionReader(x: try XConnection(displayName: environment["DISPLAY"])) } catch {
                 throw .display("\(error)")

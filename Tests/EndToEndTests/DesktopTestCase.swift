@@ -136,8 +136,9 @@ class DesktopTestCase: XCTestCase {
 
     /// A headless sway for a suite's Wayland tests: an error in CI or wherever sway is installed, a skip (through
     /// the skip log) where it is not.
-    func startSway() throws -> Sway {
-        do { return try Sway() } catch {
+    func startSway(xwayland: Bool = false) throws -> Sway {
+        if xwayland { _ = try requireTool("Xwayland", package: "xwayland") }
+        do { return try Sway(xwayland: xwayland) } catch {
             if Tools.isCI || Tools.path(of: "sway") != nil { throw error }
             throw XCTSkip(SkipLog.record(name, "\(error)"))
         }

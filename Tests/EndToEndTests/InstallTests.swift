@@ -162,6 +162,13 @@ final class InstallTests: XCTestCase {
         for hiding in ["PrivateTmp=yes", "ProtectHome=", "ProtectSystem=", "PrivateNetwork=", "TemporaryFileSystem="] {
             XCTAssertFalse(text.contains("\n" + hiding), hiding)
         }
+        // It starts right on Wayland sessions too: nothing requires DISPLAY, and WAYLAND_DISPLAY is imported with it.
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            XCTAssertFalse(line.hasPrefix("Condition") || line.hasPrefix("Assert"), "no condition keeps it off a session: \(line)")
+            XCTAssertFalse(line.contains("DISPLAY"), "no setting names a display variable: \(line)")
+        }
+        XCTAssertTrue(text.contains("systemctl --user import-environment DISPLAY XAUTHORITY WAYLAND_DISPLAY"))
+        XCTAssertTrue(socketText.contains("systemctl --user import-environment DISPLAY XAUTHORITY WAYLAND_DISPLAY"))
     }
 
     /// The XDG autostart entry passes `desktop-file-validate` and runs `pasteboardd --autostart`, which

@@ -24,6 +24,15 @@ final class DirectDisplayTests: XCTestCase {
                        "a named pasteboard is an X selection (or pasteboardd's)")
     }
 
+    /// With no X display, a named pasteboard is pasteboardd's alone: no Wayland selection carries it.
+    func testNamedPasteboardsOnWaylandAloneAreTheDaemonsOnly() throws {
+        let named = try XCTUnwrap(PasteboardName.named("notes"))
+        XCTAssertEqual(DirectDisplay.choose(["WAYLAND_DISPLAY": "wayland-1"], pasteboard: named), .daemonOnly)
+        XCTAssertEqual(DirectDisplay.choose(["WAYLAND_DISPLAY": "wayland-1", "DISPLAY": ""], pasteboard: named), .daemonOnly, "empty is unset")
+        XCTAssertEqual(DirectDisplay.choose(["WAYLAND_DISPLAY": "wayland-1"], pasteboard: .general), .wayland(socket: "wayland-1"))
+        XCTAssertEqual(DirectDisplay.choose([:], pasteboard: named), .x, "no display at all: X says why it cannot be opened")
+    }
+
     func testXStandsBehindTheSeatOnlyWithDisplay() {
         XCTAssertTrue(DirectDisplay.hasXFallback(["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"]))
         XCTAssertFalse(DirectDisplay.hasXFallback(["WAYLAND_DISPLAY": "wayland-1"]))
