@@ -218,6 +218,13 @@ def cpu_ns(pid):
     return total
 
 
+def children_ns(pid):
+    """The CPU of `pid`'s children that it waited for (cutime + cstime of /proc/PID/stat), in ns (10 ms ticks)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) * 1e9 / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kib(pid):
     """VmRSS, VmHWM and PSS of `pid`, in KiB."""
     figures = {}
@@ -316,7 +323,7 @@ def main():
     load = [os.getloadavg()]
     bench = Bench(options.bin)
     small = {"wl-copy": {"wlclip": [], "wl-paste": []}, "pasteboardd": {"wlclip": [], "wl-paste": []}}
-    bulk = {"wl-copy": {"wlclip": [], "wl-paste": []}, "pasteboardd": {"wlclip": [], "wl-paste": []}}
+    bulk = {"wl-copy": {"wlclip": [], "wl-paste": [], "cpu": []}, "pasteboardd": {"wlclip": [], "wl-paste": [], "cpu": []}}
     try:
         bench.display = bench.xvfb()
         bench.sway()
@@ -339,7 +346,11 @@ def main():
                     owner = bench.wl_copy(value, BINARY)
                 else:
                     bench.held_by_daemon(value, BINARY)
+                holder_pid = owner.pid if holder == "wl-copy" else bench.daemon_process.pid
+                before = cpu_ns(holder_pid) + children_ns(holder_pid)
                 bulk[holder]["wlclip"].append(bench.paste(BINARY, value)["mib_per_s"])
+                # wl-copy's own CPU and the `cat` it forks per paste and waits for (its children's, in clock ticks)
+                bulk[holder]["cpu"].append((cpu_ns(holder_pid) + children_ns(holder_pid) - before) / 1e6)
                 bulk[holder]["wl-paste"].append(options.mib / bench.wl_paste(BINARY, value))
                 if holder == "wl-copy":
                     bench.stop(owner)
@@ -375,6 +386,9 @@ def main():
         print(f"| {label} | {fmt.format(ours)} {unit} | {fmt.format(theirs)} {unit} | "
               f"{ours / theirs:.2f}× {'the time' if lower else 'the throughput'} | {'yes' if met else '**no**'} |")
     print()
+    print(f"The holder's own CPU during one {options.mib} MiB paste (wlclip; schedstat of its threads): pasteboardd "
+          f"{median(bulk['pasteboardd']['cpu']):,.1f} ms; wl-copy {median(bulk['wl-copy']['cpu']):,.1f} ms with the `cat` it "
+          f"forks to write the bytes (the children's CPU in 10 ms clock ticks).\n")
     print(f"## Keeping a copy: pasteboardd against wl-clip-persist's approach\n")
     print(f"Each keeper started fresh for each value; {options.copies} copies by `wl-copy --foreground` each, kept once "
           f"the copier is gone. The stand-in for wl-clip-persist's approach is bench/tools/wlclip `persist` (Debian has no "
