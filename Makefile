@@ -146,6 +146,7 @@ bench: deps-bench release
 	bench/displays.py "$(RELEASE_DIR)" | tee bench/results/displays.md
 	bench/peers.py "$(RELEASE_DIR)" | tee bench/results/peers.md
 	bench/remote.py "$(RELEASE_DIR)" | tee bench/results/remote.md
+	bench/wayland.py "$(RELEASE_DIR)" | tee bench/results/wayland.md
 
 # The reliability suite (stress/run.py): load, faults and hostile peers against the release build on
 # private Xvfb servers, about 6 minutes; the report goes to stress/results/latest.md. STRESS_ARGS passes

@@ -116,6 +116,43 @@ class Xvfb:
         return self.processes.stop(self.process, sig)
 
 
+class Sway:
+    """A private headless Wayland compositor: sway (wlroots: zwlr_data_control_manager_v1) with the headless
+    backend, no input devices, the pixman renderer and no XWayland, in a runtime directory of its own. sway refuses
+    to run as root, so under root it runs as nobody (setpriv) in a 0700 directory nobody owns; root's clients reach
+    its socket by its absolute path (`socket`, what WAYLAND_DISPLAY is set to)."""
+
+    NOBODY = 65534
+
+    def __init__(self, processes, work):
+        self.processes = processes
+        self.runtime = tempfile.mkdtemp(prefix="sway-", dir=work)
+        os.chmod(work, 0o755)  # nobody passes through the scenario's directory to its own
+        config = os.path.join(self.runtime, "config")
+        with open(config, "w") as f:
+            f.write("output HEADLESS-1 resolution 640x480\nxwayland disable\n")
+        argv = ["sway", "-c", config]
+        if os.getuid() == 0:
+            os.chown(self.runtime, self.NOBODY, self.NOBODY)
+            os.chown(config, self.NOBODY, self.NOBODY)
+            argv = ["setpriv", f"--reuid={self.NOBODY}", f"--regid={self.NOBODY}", "--clear-groups", "--"] + argv
+        env = {"HOME": self.runtime, "XDG_RUNTIME_DIR": self.runtime, "WLR_BACKENDS": "headless",
+               "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "PATH": "/usr/bin:/bin"}
+        self.log = open(os.path.join(work, f"sway-{time.monotonic_ns()}.log"), "wb")
+        self.process = processes.start(argv, env=env, stdout=self.log, stderr=self.log)
+        names = wait_until(lambda: [n for n in os.listdir(self.runtime) if n.startswith("wayland-") and not n.endswith(".lock")],
+                           15, what="sway's socket")
+        self.socket = os.path.join(self.runtime, names[0])
+        def answers():
+            result = subprocess.run(["wl-paste", "--list-types"], env=dict(os.environ, WAYLAND_DISPLAY=self.socket),
+                                    capture_output=True, timeout=10)
+            return result.returncode in (0, 1) and b"connect" not in result.stderr.lower()
+        wait_until(answers, 10, what="sway's seat")
+
+    def stop(self, sig=signal.SIGTERM):
+        return self.processes.stop(self.process, sig)
+
+
 class Daemon:
     """pasteboardd on `display` with private XDG directories; started() waits for READY=1."""
 
@@ -314,6 +351,9 @@ class Context:
 
     def xvfb(self, display_number=None):
         return Xvfb(self.processes, self.work, display_number)
+
+    def sway(self):
+        return Sway(self.processes, self.work)
 
     def daemon(self, display, **kwargs):
         return Daemon(self, display, **kwargs)
