@@ -101,8 +101,11 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         var completion: (FetchResult) -> Void
     }
     private struct PipeWrite {
-        var bytes: [UInt8]
+        /// In memory, or read from the file the content is kept in a pipe's worth at a time.
+        var bytes: SentBytes
         var offset = 0
+        /// How much is written at once: what the pipe holds.
+        var piece: Int
         var deadline: MonotonicInstant
     }
 
@@ -531,7 +534,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private func answer(_ pending: PendingSend) -> Bool {
         switch pending.served.lookup(pending.target, services: services) {
         case .value(let value):
-            if let bytes = (try? value.inMemory())?.bytes { write(bytes, to: pending.fd) } else { try? pending.fd.close() }
+            switch value.items {
+            case .bytes(let bytes): write(.bytes(bytes), to: pending.fd)
+            case .source(let source) where source.isFinal: write(.source(source), to: pending.fd)
+            default:
+                if let bytes = (try? value.inMemory())?.bytes { write(.bytes(bytes), to: pending.fd) } else { try? pending.fd.close() }
+            }
             return true
         case .refused:
             for (type, reason) in pending.served.takeFailures() {
@@ -555,19 +563,26 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         flush()
     }
 
-    private func write(_ bytes: [UInt8], to fd: FileDescriptor) {
+    private func write(_ bytes: SentBytes, to fd: FileDescriptor) {
         guard (try? fd.setNonBlocking()) != nil else {
             try? fd.close()
             return
         }
-        writes[fd] = PipeWrite(bytes: bytes, deadline: clock.now() + .seconds(30))
+        // A large value goes in pieces of what the pipe holds: grown to 1 MiB, 16 times fewer turns of the loop
+        // (and of the reader) than the default 64 KiB.
+        let piece = bytes.count > Self.defaultPipeBytes ? fd.growPipe(to: Self.largePipeBytes) ?? Self.defaultPipeBytes : Self.defaultPipeBytes
+        writes[fd] = PipeWrite(bytes: bytes, piece: piece, deadline: clock.now() + .seconds(30))
         writeMore(fd)
     }
+
+    private static let defaultPipeBytes = 64 << 10
+    private static let largePipeBytes = 1 << 20
 
     private func writeMore(_ fd: FileDescriptor) {
         guard var write = writes[fd] else { return }
         while write.offset < write.bytes.count {
-            guard let written = try? fd.writeSome(write.bytes, from: write.offset) else {
+            let range = write.offset..<min(write.offset + write.piece, write.bytes.count)
+            guard let written = try? write.bytes.withChunk(range, { piece in Result { try fd.writeSome(piece) } }).get() else {
                 // The reader went away (EPIPE: SIGPIPE is ignored by the daemon) or the pipe broke.
                 writes[fd] = nil
                 try? fd.close()

@@ -243,6 +243,18 @@ extension FileDescriptor {
         }
     }
 
+    /// Asks a pipe to hold up to `bytes` (fewer round trips of the reader for a large write); returns the
+    /// capacity it has now, which may be less (the system's pipe-max-size), or nil when it is not a pipe.
+    ///
+    /// The corresponding C function is `fcntl(2)` with `F_SETPIPE_SZ`, then `F_GETPIPE_SZ` (Linux: 1031 and
+    /// 1032, which Glibc's module does not export).
+    public func growPipe(to bytes: Int) -> Int? {
+        let setPipeSize: Int32 = 1031, getPipeSize: Int32 = 1032
+        _ = fcntl(rawValue, setPipeSize, Int32(clamping: bytes))
+        let capacity = fcntl(rawValue, getPipeSize)
+        return capacity > 0 ? Int(capacity) : nil
+    }
+
     /// Writes what fits now of `bytes[offset...]` to a non-blocking descriptor; 0 on `EAGAIN`.
     ///
     /// The corresponding C function is `write(2)`.

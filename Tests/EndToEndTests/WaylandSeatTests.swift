@@ -166,6 +166,24 @@ final class WaylandSeatTests: DesktopTestCase {
         stop(after)
     }
 
+    /// A large value the daemon holds pastes whole on Wayland (written in pieces of what the pipe holds), from
+    /// memory and again once the daemon keeps it in its file.
+    func testALargeValueTheDaemonHoldsPastesWholeOnWaylandFromMemoryAndFromItsFile() throws {
+        let big = (0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 13) }
+        let file = desktop.home + "/big-for-wayland.bin"
+        try Data(big).write(to: URL(fileURLWithPath: file))
+        try pb("copy", "-t", "application/octet-stream=\(file)")
+        try waitUntil(10, "the seat offers it") {
+            try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).text.contains("application/octet-stream")
+        }
+        let first = try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 30)
+        XCTAssertEqual(first.stdout.count, big.count)
+        XCTAssertTrue(first.stdout == big, "exactly the bytes copied")
+        try waitUntil(20, "the daemon serves it from its file") { try self.status()["file-bytes.CLIPBOARD"] == String(big.count) }
+        let again = try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 30)
+        XCTAssertTrue(again.stdout == big, "exactly the bytes, from the file")
+    }
+
     /// A copier killed while the daemon reads its copy for an X reader: the reader is refused, never given the
     /// bytes that came before the kill as if they were the copy (Wayland says no size; the daemon asks the
     /// compositor whether the offer still stands before it answers).
