@@ -218,7 +218,7 @@ final class ControlServer {
             case .pass: break
             case .taken: continue
             case .answer(let answer):
-                if case .error = answer { log.limited(.info, key: "copy-refused", "refused a client's copy in pieces: \(answer)") }
+                if case .error(_, let why) = answer { log.limited(.info, key: "copy-refused", "refused a client's copy in pieces: \(why)") }
                 send(answer, to: id)
                 continue
             case .commit(let copy):
