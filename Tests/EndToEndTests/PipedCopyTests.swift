@@ -62,6 +62,19 @@ final class PipedCopyTests: DesktopTestCase {
         XCTAssertEqual(String(pasted.text.prefix(64)), sum)
     }
 
+    /// A pipe whose copy lasts over a second shows its progress on the terminal: the bytes so far and the rate
+    /// (its total is not known), ended with a newline.
+    func testAPipedCopyThroughASlowLinkShowsProgress() throws {
+        let (path, data) = try randomFile(32 << 20, name: "piped-progress.bin")
+        let seen = try transfer(["--slow-link", remoteSocket, "--pipe", path], ["copy", "-t", "application/x-piped"])
+        XCTAssertEqual(seen["status"] as? Int, 0, "\(seen)")
+        let terminal = try XCTUnwrap(seen["terminal"] as? String)
+        XCTAssertTrue(terminal.contains("MiB/s") && terminal.contains("\r"), "bytes so far and the rate: \(terminal.debugDescription)")
+        XCTAssertFalse(terminal.contains(" of "), "no total: \(terminal.debugDescription)")
+        XCTAssertTrue(terminal.hasSuffix("\r\n"), "ended with a newline: \(terminal.debugDescription)")
+        XCTAssertTrue(try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/x-piped"], timeout: 60).stdout == data)
+    }
+
     /// `-n` drops one trailing newline of a streamed pipe (known only at its end), CRLF included, and only one;
     /// pbcopy of a large RTF pipe copies it as RTF, its plain text made at home when asked.
     func testTrimmingAndRTFDetectionWorkOnStreamedInput() throws {
