@@ -121,7 +121,7 @@ let package = Package(
         /// The image codecs against pictures PIL wrote (make-fixtures.py), hostile input and threads.
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "Images", "TestSupport"], exclude: ["make-fixtures.py"]),
         /// The library's requestor on a fake X server.
-        .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "ControlProtocol", "PasteboardCore", "TestSupport", "XTypes"]),
+        .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard", "ControlProtocol", "PasteboardCore", "SystemSupport", "TestSupport", "XTypes"]),
         /// The daemon's logic on a fake X server with a manual clock: no DISPLAY, no Xvfb, seconds.
         .testTarget(
             name: "DaemonCoreTests",

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The pasteboard over SSH, measured side by side with the transport it rides on, in one run.
 
-    bench/remote.py BIN_DIR [--small N] [--mib M] [--reps R]
+    bench/remote.py BIN_DIR [--small N] [--mib M] [--reps R] [--copy-only]
 
 Home: a private Xvfb and pasteboardd. The host: the real sshd, started per connection by ssh's ProxyCommand in
 a network namespace of its own (`ip netns exec NS sshd -i`: no TCP port), throwaway host and user keys, its own
@@ -13,7 +13,8 @@ Rows:
   own start included in both — the difference is what a paste costs beyond the forward's round trip;
 - M MiB: `pb paste` of M MiB of random bytes on the host (home → host through the forward) against `ssh HOST
   cat FILE` of the same bytes (host → home: the limit the transport sets), each a whole session, best of R;
-  and `pb copy` of the same file on the host (host → home through the forward);
+  and `pb copy` of the same file on the host (host → home through the forward), and `cat FILE | pb copy` (a
+  pipe, sent in pieces as it is read); `--copy-only` measures only the copies and their anchor;
 - OSC 52, the copy direction without a forward: at most 75,000 bytes and no paste at all, so it has no figure
   to set beside these; the row says so.
 Needs root (sshd, a network namespace). Prints markdown.
@@ -154,6 +155,7 @@ def main():
     parser.add_argument("--small", type=int, default=50)
     parser.add_argument("--mib", type=int, default=int(os.environ.get("PB_BENCH_BULK_MIB", 64)))
     parser.add_argument("--reps", type=int, default=int(os.environ.get("PB_BENCH_REPS", 3)))
+    parser.add_argument("--copy-only", action="store_true")
     options = parser.parse_args()
     if os.getuid() != 0:
         print("# The pasteboard over SSH\n\nn/a: this bench runs sshd and makes a network namespace, which needs root.")
@@ -166,19 +168,29 @@ def main():
         script = os.path.join(bench.host_home, "timing.py")
         with open(script, "w") as f:
             f.write(TIMING)
-        _, out = bench.session(f"/usr/bin/python3 {script} {options.small}")
-        count_ms, paste_ms = (float(v) for v in out.split())
+        count_ms = paste_ms = None
+        if not options.copy_only:
+            _, out = bench.session(f"/usr/bin/python3 {script} {options.small}")
+            count_ms, paste_ms = (float(v) for v in out.split())
         payload = os.path.join(bench.host_home, "bulk.bin")
         with open(payload, "wb") as f:
             f.write(os.urandom(options.mib << 20))
         subprocess.run([bench.pb, "copy", "-t", f"application/octet-stream={payload}"], env=bench.env, check=True)
-        paste_s = min(bench.session("pb paste -t application/octet-stream | cksum")[0] for _ in range(options.reps))
+        paste_s = None
+        if not options.copy_only:
+            paste_s = min(bench.session("pb paste -t application/octet-stream | cksum")[0] for _ in range(options.reps))
         cat_s = min(bench.session(f"cat {payload}", through_pb=False)[0] for _ in range(options.reps))
         copy_s = min(bench.session(f"pb copy -t application/octet-stream={payload}")[0] for _ in range(options.reps))
-        pasted = subprocess.run([bench.pb, "paste", "-t", "application/octet-stream"], env=bench.env, capture_output=True).stdout
         with open(payload, "rb") as f:
-            if pasted != f.read():
-                raise SystemExit("bench: the copy made on the host is not the file's bytes at home")
+            expected = f.read()
+
+        def check(what):
+            pasted = subprocess.run([bench.pb, "paste", "-t", "application/octet-stream"], env=bench.env, capture_output=True).stdout
+            if pasted != expected:
+                raise SystemExit(f"bench: the {what} made on the host is not the file's bytes at home")
+        check("copy")
+        piped_s = min(bench.session(f"cat {payload} | pb copy -t application/octet-stream")[0] for _ in range(options.reps))
+        check("piped copy")
         empty = min(bench.session("true")[0] for _ in range(options.reps))
     finally:
         bench.close()
@@ -192,12 +204,15 @@ def main():
           f"sessions, best of {options.reps}, less an empty session's {empty * 1000:,.0f} ms (key exchange, the shell).\n")
     print("| row | through the forward | anchor | anchor figure | ratio | aim |")
     print("|---|---|---|---|---|---|")
-    print(f"| small remote `pb paste` | {paste_ms:,.2f} ms | `pb count` through the same forward (one round trip) | "
-          f"{count_ms:,.2f} ms | {paste_ms - count_ms:+,.2f} ms | within 1 ms of the round trip |")
-    print(f"| {mib} MiB `pb paste` on the host (home → host) | {rate(paste_s):,.0f} MiB/s | `ssh HOST cat FILE` (host → home) | "
-          f"{rate(cat_s):,.0f} MiB/s | {rate(paste_s) / rate(cat_s):.2f}× | ≥ 0.9× |")
+    if not options.copy_only:
+        print(f"| small remote `pb paste` | {paste_ms:,.2f} ms | `pb count` through the same forward (one round trip) | "
+              f"{count_ms:,.2f} ms | {paste_ms - count_ms:+,.2f} ms | within 1 ms of the round trip |")
+        print(f"| {mib} MiB `pb paste` on the host (home → host) | {rate(paste_s):,.0f} MiB/s | `ssh HOST cat FILE` (host → home) | "
+              f"{rate(cat_s):,.0f} MiB/s | {rate(paste_s) / rate(cat_s):.2f}× | ≥ 0.9× |")
     print(f"| {mib} MiB `pb copy` on the host (host → home) | {rate(copy_s):,.0f} MiB/s | `ssh HOST cat FILE` | "
           f"{rate(cat_s):,.0f} MiB/s | {rate(copy_s) / rate(cat_s):.2f}× | |")
+    print(f"| {mib} MiB `cat FILE \\| pb copy` on the host (host → home, in pieces) | {rate(piped_s):,.0f} MiB/s | `ssh HOST cat FILE` | "
+          f"{rate(cat_s):,.0f} MiB/s | {rate(piped_s) / rate(cat_s):.2f}× | |")
     print("| copy without a forward (OSC 52) | — | `pb copy --osc52` | at most 75,000 bytes, copy only | — | no figure to compare: "
           "OSC 52 carries no paste and nothing past the terminal's limit |")
     return 0

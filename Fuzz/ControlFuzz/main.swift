@@ -103,8 +103,17 @@ func check(_ request: ControlRequest) {
     case .peer(_, _, let name, _): invariant(name.utf8.count <= PeerLimits.maximumTextLength, "a peer name over its cap")
     case .addPeer(let socket, _), .removePeer(let socket):
         invariant(!socket.isEmpty && socket.utf8.count <= 4096 && !socket.utf8.contains(0), "an invalid socket path decoded")
+    case .beginCopy(let pasteboard, let types, let options, let milliseconds):
+        checkName(pasteboard, "pasteboard")
+        invariant(!types.isEmpty && types.count <= PasteboardLimits.maximumRepresentationsPerItem, "a copy of \(types.count) types")
+        invariant(Set(types).count == types.count, "a copy offers a type twice")
+        types.forEach(checkType)
+        invariant(CopyOptions.all.isSuperset(of: options), "unknown copy options decoded")
+        invariant(milliseconds <= ControlLimits.maximumExpiryMilliseconds, "an expiry of \(milliseconds) ms decoded")
+    case .copyChunk(_, let data):
+        invariant(!data.isEmpty && data.count <= ControlLimits.maximumChunkBytes, "a chunk of \(data.count) bytes decoded")
     case .status, .pasteboards, .history, .sourcedHistory, .historyItem, .historyCopy, .historyDelete, .historyClear, .pause, .resume, .displays,
-         .peers:
+         .peers, .commitCopy:
         break
     }
 }
@@ -472,6 +481,19 @@ func fuzzEncode(_ input: inout FuzzInput) {
             let (id, reason) = (input.u64(), input.freeText())
             request = .provideFailed(request: id, reason: reason)
             expected = .provideFailed(request: id, reason: truncated(reason, text))
+        case .beginCopy:
+            let pasteboard = name()
+            let types = (0..<Int(input.u8() % 4)).map { _ in typeName() }
+            let milliseconds = input.u64() % (ControlLimits.maximumExpiryMilliseconds + 2)
+            valid = valid && !types.isEmpty && Set(types).count == types.count && milliseconds <= ControlLimits.maximumExpiryMilliseconds
+            request = .beginCopy(pasteboard: pasteboard, types: types, options: CopyOptions(rawValue: input.u32()).intersection(.all),
+                                 expiresAfterMilliseconds: milliseconds)
+        case .copyChunk:
+            let index = input.u16()
+            let data = input.take(Int(input.u16()))
+            valid = valid && !data.isEmpty
+            request = .copyChunk(representation: index, data: data)
+        case .commitCopy: request = .commitCopy
         }
         invariant(request.kind == kind, "request \(request) has kind \(request.kind), built as \(kind)")
         roundTrip(request, expected: expected ?? request, namesValid: valid, kind: "request \(kind)",
@@ -607,6 +629,7 @@ func fuzzRemote(_ input: inout FuzzInput) {
     var position = 0
     var greeted = false
     var admitted = 0
+    var copy = CopyTransfer(maximumBytes: decoder.maximumFrameLength)
     stream: while position < stream.count {
         let size = min(stream.count - position, 1 + Int(random.next() % 97))
         decoder.append(stream[position..<position + size])
@@ -625,12 +648,20 @@ func fuzzRemote(_ input: inout FuzzInput) {
             if case .hello = request { greeted = true } else if !greeted { break stream }   // answered and closed
             guard let refusal = access.screen(request, rate: &rate, now: now) else {
                 invariant(RemoteAccess.permittedKinds.contains(request.kind), "\(request.kind) was let through the remote socket")
-                admitted += 1
+                // A copy's chunks and commit cost a 64th of a request each.
+                admitted += request.kind == .copyChunk || request.kind == .commitCopy ? 1 : 64
                 let elapsed = now - start
                 let allowed = 2 * perSecond + Int(elapsed.components.seconds) * perSecond + Int(elapsed.components.attoseconds / 1_000_000_000_000_000) * perSecond / 1000 + 1
-                invariant(admitted <= allowed, "\(admitted) requests let through in \(elapsed) at \(perSecond) a second")
-                if let (_, items) = request.carriedItems { checkWithheld(items, request) }
+                invariant(admitted <= 64 * allowed, "\(admitted / 64) requests let through in \(elapsed) at \(perSecond) a second")
+                checkCopy(copy.take(request, now: now), request, copy: copy)
                 continue
+            }
+            if request.kind == .copyChunk || request.kind == .commitCopy {
+                let wasOpen = copy.isOpen
+                let answer = copy.refused(request, with: refusal)
+                invariant(!copy.isOpen, "a copy stays open after one of its pieces was refused")
+                invariant(answer == nil || answer == refusal, "a refused piece is answered with something else")
+                invariant(!wasOpen || answer != nil, "an open copy failed without an answer")
             }
             guard case .error(let code, let message) = refusal, code == .denied || code == .unavailable, !message.isEmpty else {
                 fatalError("invariant: the refusal of \(request.kind) is \(refusal)")
@@ -640,6 +671,30 @@ func fuzzRemote(_ input: inout FuzzInput) {
             invariant((try? ControlResponse.decode(body: Array(frame.dropFirst(FrameEncoder.headerLength)))) == refusal,
                       "the refusal does not decode to itself")
         }
+    }
+}
+
+/// What a copy in pieces did with `request` (`CopyTransfer.take`): only its kinds are taken, a begin is answered
+/// `ok` or an error, a commit is a whole copy within the cap, whose content is judged as a `setItems`'s.
+func checkCopy(_ step: CopyTransfer.Step, _ request: ControlRequest, copy: CopyTransfer) {
+    let kinds: Set<ControlRequest.Kind> = [.beginCopy, .copyChunk, .commitCopy]
+    switch step {
+    case .pass:
+        invariant(!kinds.contains(request.kind), "a \(request.kind) passed the copy by")
+        if let (_, items) = request.carriedItems { checkWithheld(items, request) }
+    case .taken:
+        invariant(request.kind == .copyChunk || request.kind == .commitCopy, "a \(request.kind) was taken silently")
+    case .answer(let answer):
+        invariant(kinds.contains(request.kind), "a copy answered a \(request.kind)")
+        if case .error(_, let message) = answer { invariant(!message.isEmpty && !copy.isOpen, "an open copy after an error, or no reason") }
+        else { invariant(answer == .ok && request.kind == .beginCopy && copy.isOpen, "a copy answered \(answer) to \(request.kind)") }
+    case .commit(let committed):
+        invariant(request.kind == .commitCopy && !copy.isOpen, "a commit from \(request.kind)")
+        guard let (_, items) = committed.carriedItems, items.count == 1 else { fatalError("invariant: a commit of \(committed.kind)") }
+        checkItems(items)
+        let body = committed.encode().count - FrameEncoder.headerLength
+        invariant(body <= copy.maximumBytes, "a committed copy of \(body) bytes is over the cap of \(copy.maximumBytes)")
+        checkWithheld(items, committed)
     }
 }
 
@@ -768,6 +823,28 @@ func writeSeeds(to directory: String) throws {
                                                         .setItems(pasteboard: "primary", items: [plain], options: .localOnly),
                                                         .setItems(pasteboard: "general", items: [secret], options: [])].flatMap { $0.encode() }
     seeds["remote-no-hello"] = [3, 4, 5, 5, 5, 5, 0] + requests[8].encode() + requests[0].encode()
+    // A copy in pieces: two types, chunks of each, a commit; then one over the cap (64-byte frames), a stray
+    // chunk and commit, a sensitive copy, and a begin while a copy is open.
+    let pieces: [ControlRequest] = [
+        requests[0], .beginCopy(pasteboard: "general", types: ["text/plain;charset=utf-8", "text/html"], options: [], expiresAfterMilliseconds: 0),
+        .copyChunk(representation: 0, data: Array("hél".utf8)), .copyChunk(representation: 1, data: Array("<b>".utf8)),
+        .copyChunk(representation: 0, data: Array("lo".utf8)), .commitCopy,
+        .copyChunk(representation: 0, data: [1]), .commitCopy,
+        .beginCopy(pasteboard: "primary", types: ["UTF8_STRING"], options: .sensitive, expiresAfterMilliseconds: 5000),
+        .copyChunk(representation: 0, data: Array("pw".utf8)), .copyChunk(representation: 3, data: [2]), .commitCopy,
+        .beginCopy(pasteboard: "general", types: ["UTF8_STRING"], options: .localOnly, expiresAfterMilliseconds: 0),
+        .beginCopy(pasteboard: "general", types: ["UTF8_STRING"], options: [], expiresAfterMilliseconds: 0),
+    ]
+    seeds["remote-copy-pieces"] = [3, 31, 5, 5, 5, 5, 0] + pieces.flatMap { $0.encode() }
+    seeds["remote-copy-over-cap"] = [3, 31, 6, 6, 6, 6, 2] + [requests[0], pieces[1]].flatMap { $0.encode() }
+        + Array(repeating: ControlRequest.copyChunk(representation: 0, data: Array(repeating: 0x61, count: 40)).encode(), count: 3).joined()
+        + ControlRequest.commitCopy.encode()
+    seeds["remote-copy-burst"] = [3, 0, 9, 0, 0, 0, 0] + [requests[0], pieces[1]].flatMap { $0.encode() }
+        + Array(repeating: ControlRequest.copyChunk(representation: 1, data: [0x62]).encode(), count: 200).joined() + ControlRequest.commitCopy.encode()
+    for (index, request) in pieces.enumerated() where [.beginCopy, .copyChunk, .commitCopy].contains(request.kind) && index < 3 {
+        seeds["request-copy-\(index)-\(request.kind)"] = [0] + body(request.encode())
+    }
+    seeds["request-copy-commit"] = [0] + body(ControlRequest.commitCopy.encode())
     // Peering frames: one of each kind.
     let origin = PeerOrigin(daemon: 7, serial: 2, path: [7, 9])
     let frames: [PeerFrame] = [

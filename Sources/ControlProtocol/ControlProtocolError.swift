@@ -71,4 +71,6 @@ public enum ControlLimits {
     public static let maximumStringLength = 64 << 10
     /// Elements in any other list (status pairs, pasteboards, history entries, type lists, watch names).
     public static let maximumListCount = 65536
+    /// Bytes of data in one `copyChunk`: 1 MiB (pb sends 256 KiB; a chunk is buffered whole before it counts).
+    public static let maximumChunkBytes = 1 << 20
 }

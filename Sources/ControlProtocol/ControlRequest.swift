@@ -97,6 +97,20 @@ public enum ControlRequest: Hashable, Sendable {
     case addPeer(socket: String, persistent: Bool)
     /// Stop sharing with the peer at `socket` and forget it. Answer: `ok`; `notFound` when it is not listed.
     case removePeer(socket: String)
+    /// Opens a copy sent in pieces (input whose length is not known first: `producer | pb copy`): one item of
+    /// `types` (1–64, no type twice, in the owner's order of preference) for `pasteboard`, with `options` as
+    /// `setItems`; `expiresAfterMilliseconds` as `setExpiringItems`, 0 when it does not expire. Answer: `ok`, and
+    /// the connection's copy is open: `copyChunk`s follow, then `commitCopy`. (A daemon older than this kind answers
+    /// `badRequest`: the client sends the copy whole.)
+    case beginCopy(pasteboard: String, types: [String], options: CopyOptions, expiresAfterMilliseconds: UInt64)
+    /// The next bytes (1 to `ControlLimits.maximumChunkBytes`) of representation `representation` (an index
+    /// into the open copy's types) of the open copy. No answer while the copy goes well; the first failure (over
+    /// the daemon's cap, no copy open, a bad index) is answered at once with `error`, which is the copy's answer.
+    case copyChunk(representation: UInt16, data: [UInt8])
+    /// Ends the open copy: what its chunks brought replaces the pasteboard's content, as `setItems` (or
+    /// `setExpiringItems`) of it would. Answer: `changeCount`; nothing when the copy already failed (its `error`
+    /// was its answer).
+    case commitCopy
 
     /// Stable kind numbers on the wire (requests 0x0001…, responses 0x8001…). Never reuse one.
     public enum Kind: UInt16, CaseIterable, Sendable {
@@ -134,6 +148,9 @@ public enum ControlRequest: Hashable, Sendable {
         case peers = 0x0041
         case addPeer = 0x0042
         case removePeer = 0x0043
+        case beginCopy = 0x0050
+        case copyChunk = 0x0051
+        case commitCopy = 0x0052
     }
 
     public var kind: Kind {
@@ -172,6 +189,9 @@ public enum ControlRequest: Hashable, Sendable {
         case .peers: return .peers
         case .addPeer: return .addPeer
         case .removePeer: return .removePeer
+        case .beginCopy: return .beginCopy
+        case .copyChunk: return .copyChunk
+        case .commitCopy: return .commitCopy
         }
     }
 
@@ -220,8 +240,16 @@ public enum ControlRequest: Hashable, Sendable {
             items.encode(into: &writer.wire)
         case .clear(let pasteboard), .changeCount(let pasteboard), .items(let pasteboard), .targets(let pasteboard):
             writer.string(pasteboard)
-        case .status, .pasteboards, .historyClear, .pause, .resume, .displays, .peers:
+        case .status, .pasteboards, .historyClear, .pause, .resume, .displays, .peers, .commitCopy:
             break
+        case .beginCopy(let pasteboard, let types, let options, let milliseconds):
+            writer.string(pasteboard)
+            writer.wire.array(types) { $0.string($1) }
+            writer.u32(options.rawValue)
+            writer.u64(milliseconds)
+        case .copyChunk(let representation, let data):
+            writer.u16(representation)
+            writer.wire.sharedBytes(data)
         case .peer(let version, let daemon, let name, let maximum):
             writer.u8(version)
             writer.u64(daemon)
@@ -268,6 +296,7 @@ public enum ControlRequest: Hashable, Sendable {
 
     private var payloadHint: Int {
         if case .provided(_, let data) = self { return data.count < WireWriter.sharingThreshold ? data.count + 300 : 300 }
+        if case .copyChunk(_, let data) = self { return data.count < WireWriter.sharingThreshold ? data.count + 16 : 16 }
         return (carriedItems?.items.encodedLength ?? 0) + 300
     }
 
@@ -392,6 +421,35 @@ public enum ControlRequest: Hashable, Sendable {
                                      reason: try fields.string("provideFailed.reason", maximum: ControlLimits.maximumStringLength))
         case .pasteboards: request = .pasteboards
         case .peers: request = .peers
+        case .beginCopy:
+            let pasteboard = try fields.pasteboardName("beginCopy.pasteboard")
+            let types = try fields.array("beginCopy.types", maximum: PasteboardLimits.maximumRepresentationsPerItem,
+                                         minimumElementSize: 5) { reader, index in
+                try reader.typeName("beginCopy.types[\(index)]")
+            }
+            guard !types.isEmpty else { throw ControlProtocolError.invalidValue(field: "beginCopy.types", reason: "is empty") }
+            var seen: Set<String> = []
+            for type in types where !seen.insert(type).inserted {
+                throw ControlProtocolError.duplicateType(field: "beginCopy.types", type: type)
+            }
+            let options = CopyOptions(rawValue: try fields.u32("beginCopy.options"))
+            guard CopyOptions.all.isSuperset(of: options) else {
+                throw ControlProtocolError.invalidValue(field: "beginCopy.options",
+                                                        reason: "unknown flags 0x\(String(options.subtracting(.all).rawValue, radix: 16))")
+            }
+            let milliseconds = try fields.u64("beginCopy.expiresAfterMilliseconds")
+            guard milliseconds <= ControlLimits.maximumExpiryMilliseconds else {
+                throw ControlProtocolError.invalidValue(field: "beginCopy.expiresAfterMilliseconds",
+                                                        reason: "\(milliseconds) is over \(ControlLimits.maximumExpiryMilliseconds)")
+            }
+            request = .beginCopy(pasteboard: pasteboard, types: types, options: options, expiresAfterMilliseconds: milliseconds)
+        case .copyChunk:
+            fields.deferringFieldsOf = nil   // the data is this message's own field, read whole
+            let representation = try fields.u16("copyChunk.representation")
+            let data = try fields.bytes("copyChunk.data", maximum: ControlLimits.maximumChunkBytes)
+            guard !data.isEmpty else { throw ControlProtocolError.invalidValue(field: "copyChunk.data", reason: "is empty") }
+            request = .copyChunk(representation: representation, data: data)
+        case .commitCopy: request = .commitCopy
         case .peer:
             request = .peer(version: try fields.u8("peer.version"), daemon: try fields.u64("peer.daemon"),
                             name: try fields.string("peer.name", maximum: PeerLimits.maximumTextLength),

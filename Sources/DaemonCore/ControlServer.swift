@@ -14,7 +14,10 @@ typealias ClientID = UInt64
 /// response, a malformed body is answered with an error; a client whose frame is still incomplete
 /// `idleTimeout` after its first byte arrived, plus a second for each `progressAllowance` bytes of it that
 /// came (`partialFrameDeadline`), is closed (slow-loris, trickling included), while idle clients between
-/// frames are kept. Requests are answered strictly in order, one at a time: a client's
+/// frames are kept. A copy sent in pieces (`beginCopy`, `copyChunk`s, `commitCopy`) is gathered here, in the
+/// client's `CopyTransfer`, and handed out at its commit as the `setItems` it stands for; one that stops coming
+/// (`CopyTransfer.deadline`, the same allowance) is given up and the client closed. Requests are answered
+/// strictly in order, one at a time: a client's
 /// next request is taken only once the previous one is answered (some answers wait for the X server) and
 /// that answer is written (backpressure), so a client that does not read costs at most one answer.
 /// When `accept` fails for want of descriptors, accepting pauses for `acceptPause` instead of spinning.
@@ -44,11 +47,14 @@ final class ControlServer {
         var display: String?
         /// What a remote client may still send now (`RemoteAccess`); nil on the control socket.
         var rate: RequestRate?
+        /// The copy this client sends in pieces, if one is open (`CopyTransfer`).
+        var copy: CopyTransfer
 
         init(id: ClientID, fd: FileDescriptor, maximumFrameLength: Int) {
             self.id = id
             self.fd = fd
             decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
+            copy = CopyTransfer(maximumBytes: maximumFrameLength)
         }
         var hasOutput: Bool { !output.isEmpty }
     }
@@ -204,9 +210,20 @@ final class ControlServer {
                 client.rate = rate
                 if let refusal {
                     log.limited(.info, key: "remote-refused", "refused a remote client's \(request.kind) request")
-                    send(refusal, to: id)
+                    if let answer = client.copy.refused(request, with: refusal) { send(answer, to: id) }
                     continue
                 }
+            }
+            switch client.copy.take(request, now: clock.now()) {
+            case .pass: break
+            case .taken: continue
+            case .answer(let answer):
+                if case .error(_, let why) = answer { log.limited(.info, key: "copy-refused", "refused a client's copy in pieces: \(why)") }
+                send(answer, to: id)
+                continue
+            case .commit(let copy):
+                client.answering = true
+                return copy
             }
             if !skipped.isEmpty, let (pasteboard, items) = request.carriedItems {
                 // What a client's copy carries is judged piece by piece, as an owner's is.
@@ -277,7 +294,10 @@ final class ControlServer {
     /// large `pb copy` under way). A client that stops half-way is dropped (it closed: nothing of the request is
     /// kept) or closed after `idleTimeout`.
     var requestsBeingRead: Int {
-        clients.values.filter { $0.decoder.hasPartialFrame && $0.decoder.bufferedByteCount >= WireWriter.sharingThreshold }.count
+        clients.values.filter {
+            let arriving = $0.decoder.hasPartialFrame ? $0.decoder.bufferedByteCount : 0
+            return ($0.copy.isOpen ? $0.copy.receivedBytes : 0) + arriving >= WireWriter.sharingThreshold
+        }.count
     }
 
     /// Closes `id` once its next answer is written (a hello the daemon cannot speak).
@@ -315,14 +335,26 @@ final class ControlServer {
     }
 
     private func deadline(of client: Client) -> MonotonicInstant? {
-        client.partialSince.map {
+        let frame = client.partialSince.map {
             Self.partialFrameDeadline(since: $0, received: client.decoder.bufferedByteCount, idleTimeout: idleTimeout)
         }
+        return [frame, copyDeadline(of: client)].compactMap { $0 }.min()
     }
 
-    /// Closes clients stuck mid-frame past their deadline (`partialFrameDeadline`).
+    private func copyDeadline(of client: Client) -> MonotonicInstant? {
+        client.copy.deadline(idleTimeout: idleTimeout, allowance: Self.progressAllowance, pendingBytes: client.decoder.bufferedByteCount)
+    }
+
+    /// Closes clients stuck mid-frame past their deadline (`partialFrameDeadline`), and those whose copy in pieces
+    /// stopped coming (`CopyTransfer.deadline`), after telling them.
     func expireIdle(now: MonotonicInstant) {
         for client in clients.values {
+            if let deadline = copyDeadline(of: client), now >= deadline, let answer = client.copy.expire() {
+                log.limited(.info, key: "slow-copy", "closing a control client whose copy stalled")
+                client.closeWhenFlushed = true
+                send(answer, to: client.id)
+                continue
+            }
             if let deadline = deadline(of: client), now >= deadline {
                 log.limited(.info, key: "slow-client", "closing a control client that stalled mid-request")
                 drop(client.id)

@@ -473,6 +473,9 @@ public final class DaemonEngine {
             if let refusal = peers.add(socket, persistent: persistent) { return client.send(.error(code: .badRequest, message: refusal.reason)) }
             log.info("sharing the pasteboard with the peer at \(socket)" + (persistent ? "" : " until it is removed"))
             client.send(.ok)
+        case .beginCopy, .copyChunk, .commitCopy:
+            // The control server gathers a copy in pieces and hands out its commit as `setItems`.
+            client.send(.error(code: .internal, message: "a copy in pieces reached the engine"))
         case .removePeer(let socket):
             guard peers.remove(socket) else { return client.send(.error(code: .notFound, message: "\(socket) is not a peer")) }
             log.info("no longer sharing the pasteboard with the peer at \(socket)")

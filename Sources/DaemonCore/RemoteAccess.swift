@@ -19,7 +19,15 @@ public struct RemoteAccess: Sendable {
     /// The request kinds served through the remote socket. One table: a new kind is added here or refused.
     public static let permittedKinds: Set<ControlRequest.Kind> = [
         .hello, .setItems, .setExpiringItems, .addItems, .clear, .changeCount, .items, .read, .targets, .watch, .watchEvents, .peer,
+        .beginCopy, .copyChunk, .commitCopy,
     ]
+
+    /// What a request costs of the allowance, in millionths of a request: one, except a copy's chunks and its
+    /// commit, which cost a 64th each — a copy in pieces costs about one request (its `beginCopy`), while a
+    /// stream of tiny chunks is still bounded (64 times the rate, each at most `ControlLimits.maximumChunkBytes`).
+    public static func cost(of kind: ControlRequest.Kind) -> Int64 {
+        kind == .copyChunk || kind == .commitCopy ? 1_000_000 / 64 : 1_000_000
+    }
 
     /// Requests per second allowed on average for each client; bursts of twice that.
     public var requestsPerSecond: Int
@@ -35,9 +43,10 @@ public struct RemoteAccess: Sendable {
     }
 
     /// The answer that refuses `request` from a remote client whose allowance is `rate` at `now` — a kind
-    /// not served here, or one request too many — or nil when it is served. Every request costs the allowance.
+    /// not served here, or one request too many — or nil when it is served. Every request costs the allowance
+    /// (`cost(of:)`).
     public func screen(_ request: ControlRequest, rate: inout RequestRate, now: MonotonicInstant) -> ControlResponse? {
-        guard rate.take(now: now) else {
+        guard rate.take(now: now, cost: Self.cost(of: request.kind)) else {
             return .error(code: .unavailable,
                           message: "too many requests through the remote socket (at most \(requestsPerSecond) a second); try again")
         }
@@ -122,8 +131,9 @@ public struct RequestRate: Equatable, Sendable {
         last = now
     }
 
-    /// Takes one request's worth at `now`; false, taking nothing, when none is left.
-    public mutating func take(now: MonotonicInstant) -> Bool {
+    /// Takes `cost` millionths of a request (one request by default) at `now`; false, taking nothing, when less
+    /// than that is left.
+    public mutating func take(now: MonotonicInstant, cost: Int64 = 1_000_000) -> Bool {
         if now > last {
             let elapsed = now - last
             var (seconds, attoseconds) = elapsed.components
@@ -132,8 +142,8 @@ public struct RequestRate: Equatable, Sendable {
             micros = min(Int64(burst) * 1_000_000, micros + refill)
             last = now
         }
-        guard micros >= 1_000_000 else { return false }
-        micros -= 1_000_000
+        guard micros >= cost else { return false }
+        micros -= cost
         return true
     }
 }

@@ -10,6 +10,16 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         ImageError("\(width) × \(height) pixels is over the limit of \(limits.maximumPixels) pixels")
     }
     public static func truncated(_ format: ImageFormat) -> ImageError { ImageError("the \(format) data is truncated") }
+    /// A header field lies past the end of the bytes.
+    public static let headerTruncated = ImageError("the header is truncated")
+    /// A TIFF's first directory lies (at least partly) past the end of the bytes, or is not there.
+    public static let tiffDirectoryMissing = ImageError("the TIFF's first directory is missing or truncated")
+
+    /// Whether the error says the bytes ended too soon: what a complete picture's first bytes alone give when its
+    /// header goes on past them.
+    public var isTruncation: Bool {
+        self == .headerTruncated || self == .tiffDirectoryMissing || ImageFormat.allCases.contains { self == .truncated($0) }
+    }
 }
 
 /// What a peer's picture may cost: the most pixels decoded (checked from the header, before any

@@ -121,7 +121,7 @@ public struct ImageHeader: Equatable, Sendable {
     // MARK: - TIFF: the first directory's width and length
 
     private static func tiff(_ r: inout ByteReader) throws(ImageError) -> ImageHeader {
-        guard let directory = TIFFDirectory(r) else { throw ImageError("the TIFF's first directory is missing or truncated") }
+        guard let directory = TIFFDirectory(r) else { throw .tiffDirectoryMissing }
         guard let width = directory.value(of: 256), let height = directory.value(of: 257) else {
             throw ImageError("the TIFF's first directory gives no width or height")
         }
@@ -194,7 +194,7 @@ struct ByteReader {
     }
 
     func u8(_ offset: Int) throws(ImageError) -> UInt8 {
-        guard offset >= 0, offset < count else { throw ImageError("the header is truncated") }
+        guard offset >= 0, offset < count else { throw .headerTruncated }
         return base[start + offset]
     }
     func u16le(_ o: Int) throws(ImageError) -> UInt16 { UInt16(try u8(o)) | UInt16(try u8(o + 1)) << 8 }

@@ -82,6 +82,27 @@ final class DaemonClient {
         try write(request)
     }
 
+    /// An answer that has already arrived, read without waiting; nil when none has (yet). Throws when the
+    /// connection broke or the daemon closed it.
+    func answerArrived() throws(DaemonClientError) -> ControlResponse? {
+        do {
+            if let body = try decoder.nextFrame() { return try ControlResponse.decode(body: body) }
+            while let ready = try? Poller.wait(PollRequest(fd, .readable), timeoutMilliseconds: 0), !ready.isEmpty {
+                switch try fd.readAvailable(max: 65536) {
+                case .data(let bytes): decoder.append(bytes[...])
+                case .wouldBlock: return nil
+                case .endOfFile: throw DaemonClientError.protocolFailure("the daemon closed the connection")
+                }
+                if let body = try decoder.nextFrame() { return try ControlResponse.decode(body: body) }
+            }
+            return nil
+        } catch let error as DaemonClientError {
+            throw error
+        } catch {
+            throw .protocolFailure("\(error)")
+        }
+    }
+
     /// Told after each chunk of a request is written: the bytes of its frame written so far, and the frame's
     /// length (`Pasteboard.progress`).
     var sendProgress: ((_ sent: Int, _ total: Int) -> Void)?

@@ -176,22 +176,76 @@ public final class Pasteboard {
     /// number of items and types; returns the new count. Throws `.refused` for an expiry outside 1 ms to 7 days.
     @discardableResult
     public func setItems(_ items: [PasteboardItem], options: PasteboardOptions) throws(PasteboardError) -> UInt64 {
-        var flags: CopyOptions = []
-        if options.sensitive { flags.insert(.sensitive) }
-        if options.pasteOnce { flags.insert(.pasteOnce) }
-        if options.localOnly { flags.insert(.localOnly) }
+        let (flags, expiry) = try Self.flags(options)
         let message: ControlRequest
-        if let expiry = options.expiresAfter {
-            let (seconds, attoseconds) = expiry.components
-            let milliseconds = seconds < 0 ? -1 : seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-            guard milliseconds >= 1, UInt64(milliseconds) <= ControlLimits.maximumExpiryMilliseconds else {
-                throw .refused("an expiry is from 1 ms to 7 days, not \(expiry)")
-            }
-            message = .setExpiringItems(pasteboard: name.rawValue, items: items, options: flags, expiresAfterMilliseconds: UInt64(milliseconds))
+        if let milliseconds = expiry {
+            message = .setExpiringItems(pasteboard: name.rawValue, items: items, options: flags, expiresAfterMilliseconds: milliseconds)
         } else {
             message = .setItems(pasteboard: name.rawValue, items: items, options: flags)
         }
         return try countFrom(request(message, timeoutMilliseconds: 30_000))
+    }
+
+    /// Replaces the content with one item of `representations` (as `setItems(_:options:)`: one change), sent in
+    /// pieces so that a stream among them (`producer | pb copy`) is read as it is sent, never whole: a chunk of
+    /// 256 KiB at a time, through `beginCopy`, `copyChunk` and `commitCopy`. Nothing is served or counted before
+    /// the last piece: a copy cut short (the process stopped, the connection dropped, a stream that fails)
+    /// leaves the pasteboard as it was. `progress` is told the bytes sent (the total is nil with a stream). A
+    /// daemon older than those requests is sent the copy whole, each stream read to its end first (at most
+    /// `PasteboardLimits.maximumCopyBytes`). Throws `.refused` with the daemon's reason (over its cap), or the
+    /// stream's error.
+    @discardableResult
+    public func setItem(streaming representations: [StreamedRepresentation], options: PasteboardOptions) throws(PasteboardError) -> UInt64 {
+        let (flags, milliseconds) = try Self.flags(options)
+        do {
+            if client == nil { client = try DaemonClient(environment: environment) }
+            let response = try client!.copyInPieces(representations, pasteboard: name.rawValue, options: flags,
+                                                    expiresAfterMilliseconds: milliseconds ?? 0, progress: progress)
+            return try countFrom(response)
+        } catch CopyInPiecesError.notSpoken {
+            var whole: [Representation] = []
+            for representation in representations {
+                switch representation {
+                case .whole(let kept): whole.append(kept)
+                case .stream(let type, let stream):
+                    var bytes: [UInt8] = []
+                    do {
+                        while case let chunk = try stream.read(maximum: DaemonClient.copyChunkBytes), !chunk.isEmpty {
+                            bytes += chunk
+                            guard bytes.count <= PasteboardLimits.maximumCopyBytes else {
+                                throw PasteboardError.refused("the copy is over \(PasteboardLimits.maximumCopyBytes) bytes, the most this pasteboardd takes")
+                            }
+                        }
+                    } catch let error as PasteboardError { throw error } catch { throw .refused("\(error)") }
+                    whole.append(Representation(type: type, data: bytes))
+                }
+            }
+            do { return try setItems([try PasteboardItem(whole)], options: options) } catch let error as PasteboardError { throw error } catch {
+                throw .refused("\(error)")
+            }
+        } catch CopyInPiecesError.unreadable(let error) {
+            client = nil
+            throw .refused("\(error)")
+        } catch {
+            client = nil
+            throw PasteboardError.translate(error)
+        }
+    }
+
+    /// The protocol's options for `options`, and its expiry in milliseconds (nil: none); `.refused` for an expiry
+    /// outside 1 ms to 7 days.
+    private static func flags(_ options: PasteboardOptions) throws(PasteboardError) -> (CopyOptions, UInt64?) {
+        var flags: CopyOptions = []
+        if options.sensitive { flags.insert(.sensitive) }
+        if options.pasteOnce { flags.insert(.pasteOnce) }
+        if options.localOnly { flags.insert(.localOnly) }
+        guard let expiry = options.expiresAfter else { return (flags, nil) }
+        let (seconds, attoseconds) = expiry.components
+        let milliseconds = seconds < 0 ? -1 : seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        guard milliseconds >= 1, UInt64(milliseconds) <= ControlLimits.maximumExpiryMilliseconds else {
+            throw .refused("an expiry is from 1 ms to 7 days, not \(expiry)")
+        }
+        return (flags, UInt64(milliseconds))
     }
 
     /// Replaces the content with `items`: one change. `sensitive` content is served but never stored, logged

@@ -145,6 +145,19 @@ extension PasteboardContent {
         }
     }
 
+    /// `pictureProblem` of a picture of `count` bytes judged from `head`, its first bytes only: a header that
+    /// goes on past them (the bytes end too soon, `ImageError.isTruncation`) is not a problem found — nil — since
+    /// the rest may complete it; any other problem is (the magic bytes, a field's value, a marker out of place).
+    public static func pictureProblem(_ head: [UInt8], truncatedAt count: Int) -> String? {
+        guard head.count < count else { return pictureProblem(head) }
+        do {
+            _ = try ImageHeader.read(head)
+            return nil
+        } catch {
+            return error.isTruncation ? nil : "not a picture that can be read (\(error))"
+        }
+    }
+
     /// The picture types of the content (the table's image family, formats pasteboard reads) whose bytes are
     /// no picture that can be read (`pictureProblem`), with the reason: served as given, never converted.
     public func unreadablePictures(using table: ConversionTable = .standard) -> [PasteboardType: String] {

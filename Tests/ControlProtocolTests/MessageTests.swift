@@ -60,6 +60,11 @@ func sampleRequests() throws -> [ControlRequest] {
             .watchEvents(pasteboards: ["general"], events: [.changes, .reads]),
             .watchEvents(pasteboards: [], events: .reads),
             .sourcedHistory(limit: 0),
+            .beginCopy(pasteboard: "general", types: ["text/rtf", "UTF8_STRING"], options: [.localOnly], expiresAfterMilliseconds: 0),
+            .beginCopy(pasteboard: "notes", types: ["image/png"], options: [], expiresAfterMilliseconds: 60_000),
+            .copyChunk(representation: 1, data: Array("a piece".utf8)),
+            .copyChunk(representation: 0, data: [UInt8](repeating: 0x5A, count: ControlLimits.maximumChunkBytes)),
+            .commitCopy,
         ]
     }
 
@@ -219,6 +224,45 @@ final class GoldenEncodingTests: XCTestCase {
             0x02, 0x00, 0x00, 0x00, 0x68, 0x69,  // data "hi"
             0x01, 0x00, 0x00, 0x00,  // options: sensitive
         ])
+    }
+
+    /// docs/protocol.md's worked example of a copy in pieces: `printf 'hi' | pb copy` were it long.
+    func testACopyInPiecesBytes() {
+        XCTAssertEqual(ControlRequest.beginCopy(pasteboard: "general", types: ["text/plain"], options: .sensitive,
+                                                expiresAfterMilliseconds: 0).encode(), [
+            0x2c, 0x00, 0x00, 0x00,  // body length 44
+            0x01,  // version 1
+            0x50, 0x00,  // kind 0x0050 beginCopy
+            0x07, 0x00, 0x00, 0x00, 0x67, 0x65, 0x6e, 0x65, 0x72, 0x61, 0x6c,  // pasteboard "general"
+            0x01, 0x00, 0x00, 0x00,  // 1 type
+            0x0a, 0x00, 0x00, 0x00, 0x74, 0x65, 0x78, 0x74, 0x2f, 0x70, 0x6c, 0x61, 0x69, 0x6e,  // "text/plain"
+            0x01, 0x00, 0x00, 0x00,  // options: sensitive
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // expiresAfterMilliseconds: 0, never
+        ])
+        XCTAssertEqual(ControlRequest.copyChunk(representation: 0, data: Array("hi".utf8)).encode(), [
+            0x0b, 0x00, 0x00, 0x00, 0x01, 0x51, 0x00,  // body length 11, version 1, kind 0x0051 copyChunk
+            0x00, 0x00,  // representation 0
+            0x02, 0x00, 0x00, 0x00, 0x68, 0x69,  // data "hi"
+        ])
+        XCTAssertEqual(ControlRequest.commitCopy.encode(), [0x03, 0x00, 0x00, 0x00, 0x01, 0x52, 0x00])
+    }
+
+    /// A begin names 1–64 distinct types and an expiry of at most 7 days; a chunk carries 1 byte to 1 MiB.
+    func testACopyInPiecesIsRefusedWhenMalformed() {
+        func body(_ request: ControlRequest) -> [UInt8] { Array(request.encode().dropFirst(4)) }
+        let refused: [ControlRequest] = [
+            .beginCopy(pasteboard: "general", types: [], options: [], expiresAfterMilliseconds: 0),
+            .beginCopy(pasteboard: "general", types: ["a", "a"], options: [], expiresAfterMilliseconds: 0),
+            .beginCopy(pasteboard: "general", types: (0..<65).map { "t\($0)" }, options: [], expiresAfterMilliseconds: 0),
+            .beginCopy(pasteboard: "general", types: ["a"], options: [], expiresAfterMilliseconds: ControlLimits.maximumExpiryMilliseconds + 1),
+            .beginCopy(pasteboard: "", types: ["a"], options: [], expiresAfterMilliseconds: 0),
+            .copyChunk(representation: 0, data: []),
+            .copyChunk(representation: 0, data: [UInt8](repeating: 1, count: ControlLimits.maximumChunkBytes + 1)),
+        ]
+        for request in refused { XCTAssertThrowsError(try ControlRequest.decode(body: body(request)), "\(request.kind)") }
+        var unknownOption = body(.beginCopy(pasteboard: "general", types: ["a"], options: [], expiresAfterMilliseconds: 0))
+        unknownOption[unknownOption.count - 12] = 0x80
+        XCTAssertThrowsError(try ControlRequest.decode(body: unknownOption))
     }
 
     func testChangeCountAndErrorResponses() {

@@ -37,6 +37,9 @@ final class RemoteAccessTests: XCTestCase {
             .watchEvents(pasteboards: [], events: .changes),
             .setExpiringItems(pasteboard: "general", items: [], options: [], expiresAfterMilliseconds: 5),
             .peer(version: 1, daemon: 5, name: "another pasteboardd", maximumFrameBytes: 1 << 20),
+            // A copy in pieces (`producer | pb copy` on the host).
+            .beginCopy(pasteboard: "general", types: ["UTF8_STRING"], options: [], expiresAfterMilliseconds: 0),
+            .copyChunk(representation: 0, data: [1]), .commitCopy,
         ]
         for request in served { XCTAssertNil(access.screen(request, rate: &rate, now: MonotonicInstant(nanoseconds: 1)), "\(request.kind)") }
         let denied: [ControlRequest] = [

@@ -168,6 +168,25 @@ final class RemoteTests: DesktopTestCase {
         XCTAssertEqual(String(there.text.prefix(64)), down.sha256, "64 MiB copied at home, pasted on the host")
     }
 
+    /// A pipe on the host (`producer | pb copy`, pbcopy too) is sent home in pieces as it is read, byte-exact,
+    /// one change each.
+    func testAPipeOnTheHostIsCopiedHomeInPieces() throws {
+        let up = try randomFile("piped-up.bin", count: 64 << 20)
+        let before = try count()
+        let copied = try onHost("cat '\(up.path)' | pb copy -t application/x-pb-piped", timeout: 120)
+        XCTAssertEqual(copied.status, 0, copied.stderr)
+        XCTAssertEqual(try count(), before + 1)
+        let pasted = try run("/bin/sh", ["-c", "xclip -o -selection clipboard -t application/x-pb-piped | sha256sum"], timeout: 120)
+        XCTAssertEqual(String(pasted.text.prefix(64)), up.sha256, "64 MiB piped on the host, read by xclip at home")
+
+        let text = try randomFile("piped-text.bin", count: 3 << 20)
+        let pbcopy = try onHost("base64 -w0 '\(text.path)' | pbcopy", timeout: 120)
+        XCTAssertEqual(pbcopy.status, 0, pbcopy.stderr)
+        let expected = try run("/bin/sh", ["-c", "base64 -w0 '\(text.path)' | sha256sum"])
+        let home = try run("/bin/sh", ["-c", "xclip -o -selection clipboard | sha256sum"], timeout: 60)
+        XCTAssertEqual(String(home.text.prefix(64)), String(expected.text.prefix(64)), "pbcopy of a pipe on the host")
+    }
+
     // MARK: - The restricted socket
 
     func testTheHostCannotReachHistoryPausingOrPasteboardsAndIsToldWhy() throws {

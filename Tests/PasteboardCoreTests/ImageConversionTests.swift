@@ -76,6 +76,22 @@ final class ImageConversionTests: XCTestCase {
         XCTAssertEqual(PasteboardType.named("jpeg"), .jpeg)
         XCTAssertEqual(PasteboardType.named("public.tiff"), .tiff)
     }
+
+    /// pb checks a picture sent from its file from its first bytes only: a header cut off by their end is no
+    /// problem found (the rest may complete it), while bad magic bytes or a malformed field within them are.
+    func testAPictureJudgedFromItsFirstBytesIsFaultedOnlyForWhatThoseBytesShow() {
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        // A TIFF whose first directory is at byte 1 000 000 (as libtiff writes it: after the pixels).
+        let tiffHead = Array("II*\0".utf8) + le32(1_000_000) + [UInt8](repeating: 0, count: 4096)
+        XCTAssertNil(PasteboardContent.pictureProblem(tiffHead, truncatedAt: 1_000_200), "its directory lies past the first bytes")
+        XCTAssertNotNil(PasteboardContent.pictureProblem(tiffHead), "as a whole picture, these bytes are truncated")
+        // A JPEG whose frame header lies past them; then one whose first marker is not one.
+        let jpegHead: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xF0] + [UInt8](repeating: 0, count: 1000)
+        XCTAssertNil(PasteboardContent.pictureProblem(jpegHead, truncatedAt: 70_000))
+        XCTAssertNotNil(PasteboardContent.pictureProblem([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01, 0, 0] + [UInt8](repeating: 0, count: 100), truncatedAt: 70_000),
+                        "a segment shorter than its length field is wrong whatever follows")
+        XCTAssertNotNil(PasteboardContent.pictureProblem([UInt8](repeating: 0x41, count: 4096), truncatedAt: 1 << 20), "no picture's magic bytes")
+    }
 }
 
 /// A codec that gives two pixels for anything: opaque red and half-transparent blue.

@@ -10,7 +10,7 @@ what they would see, as one JSON object on standard output:
    "relayed": bytes the slow link carried, "transfers_while": pb status's transfers seen mid-way}
 
 usage: transfer.py [--stderr-file] [--slow-reader] [--slow-link SOCKET] [--interrupt-after BYTES]
-                   [--stdin FILE] -- PB ARGS...
+                   [--interrupt-signal NAME] [--interrupt-group] [--stdin FILE | --pipe FILE] -- PB ARGS...
 
   --stderr-file        standard error goes to a file, not a pseudo-terminal
   --slow-reader        standard output is read slowly (256 KiB every 25 ms), as by a slow consumer
@@ -20,7 +20,11 @@ usage: transfer.py [--stderr-file] [--slow-reader] [--slow-link SOCKET] [--inter
                        its transfers, then pb gets SIGINT (as Ctrl-C would send it)
   --append-after N F   once N bytes went through, a byte is appended to file F (a file changing while it is copied)
   --socket SOCKET      pb talks to SOCKET ($PASTEBOARD_SOCKET, for pb only)
+  --interrupt-signal S the signal --interrupt-after sends (INT, KILL...; INT by default)
+  --interrupt-group    it goes to the pipeline's process group (the producer of --pipe and pb), as a terminal's
+                       Ctrl-C does, rather than to pb alone
   --stdin FILE         standard input is FILE (else /dev/null)
+  --pipe FILE          standard input is a pipe from a producer, `cat FILE`, in pb's process group
 """
 import hashlib
 import json
@@ -88,6 +92,10 @@ def main():
     append_path = options[options.index("--append-after") + 2] if "--append-after" in options else None
     appended = False
     stdin_path = options[options.index("--stdin") + 1] if "--stdin" in options else "/dev/null"
+    pipe_path = options[options.index("--pipe") + 1] if "--pipe" in options else None
+    interrupt_signal = getattr(signal, "SIG" + options[options.index("--interrupt-signal") + 1]) \
+        if "--interrupt-signal" in options else signal.SIGINT
+    interrupt_group = "--interrupt-group" in options
 
     env = dict(os.environ)
     state = {"relayed": 0}
@@ -110,8 +118,16 @@ def main():
         terminal, pty_end = pty.openpty()
         error_target = pty_end
     out_read, out_write = os.pipe()
-    stdin = open(stdin_path, "rb")
-    child = subprocess.Popen(command, stdin=stdin, stdout=out_write, stderr=error_target, env=env)
+    producer = None
+    if pipe_path:
+        # A pipeline of its own, as a shell starts one: the producer leads a process group that pb joins.
+        producer = subprocess.Popen(["cat", pipe_path], stdout=subprocess.PIPE, process_group=0)
+        stdin = producer.stdout
+        child = subprocess.Popen(command, stdin=stdin, stdout=out_write, stderr=error_target, env=env, process_group=producer.pid)
+        producer.stdout.close()
+    else:
+        stdin = open(stdin_path, "rb")
+        child = subprocess.Popen(command, stdin=stdin, stdout=out_write, stderr=error_target, env=env)
     os.close(out_write)
     if not stderr_file:
         os.close(pty_end)
@@ -154,7 +170,10 @@ def main():
                 key, _, value = line.partition(":")
                 if key.strip() == "transfers":
                     transfers_while = int(value.strip())
-            child.send_signal(signal.SIGINT)
+            if interrupt_group and producer:
+                os.killpg(producer.pid, interrupt_signal)
+            else:
+                child.send_signal(interrupt_signal)
             interrupted = True
         ready, _, _ = select.select(open_fds, [], [], 0.05)
         for fd in ready:
@@ -189,6 +208,9 @@ def main():
     if not reap():
         child.kill()
         reap(block=True)
+    if producer:
+        producer.kill()
+        producer.wait()
     wait_status, usage = exited
     returncode = -os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else os.WEXITSTATUS(wait_status)
     stderr_text = ""
