@@ -27,8 +27,8 @@ final class InMemoryDisplay: XDisplay {
     var pollDescriptor: Int32? { nil }
 
     private var time: UInt32 = 1000
-    private var numbers: [String: Atom] = [:]
-    private var names: [Atom: String] = [:]
+    /// Names and their atoms, numbered as interned (the standard ones first: 1 and up).
+    private let table = LocalAtoms()
     private var nextWindow: UInt32 = 0x0020_0000
     private var windows: [WindowID: Window] = [WindowID(1): Window(mask: [])]
     private var selections: [Atom: (owner: WindowID, time: Timestamp)] = [:]
@@ -41,13 +41,8 @@ final class InMemoryDisplay: XDisplay {
     }
 
     init() {
-        // The standard names are atoms 1 and up, as `intern` would number them.
-        let standard = StandardAtoms.names.indices.map { Atom(UInt32($0 + 1)) }
-        atoms = StandardAtoms(atoms: standard)
-        for (name, atom) in zip(StandardAtoms.names, standard) {
-            numbers[name] = atom
-            names[atom] = name
-        }
+        // The standard names are atoms 1 and up.
+        atoms = StandardAtoms(atoms: table.intern(StandardAtoms.names))
     }
 
     /// One request made; false (nothing done) when it names a window that does not exist, as X's BadWindow.
@@ -88,16 +83,10 @@ final class InMemoryDisplay: XDisplay {
 
     func intern(_ list: [String]) -> [Atom] {
         _ = request()
-        return list.map { name in
-            if let atom = numbers[name] { return atom }
-            let atom = Atom(UInt32(numbers.count + 1))
-            numbers[name] = atom
-            names[atom] = name
-            return atom
-        }
+        return table.intern(list)
     }
 
-    func name(of atom: Atom) -> String? { names[atom] }
+    func name(of atom: Atom) -> String? { table.name(of: atom) }
 
     func createWindow(eventMask: EventMask) -> WindowID {
         _ = request()

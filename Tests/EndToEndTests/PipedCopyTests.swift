@@ -18,21 +18,6 @@ final class PipedCopyTests: DesktopTestCase {
         String(try run("/usr/bin/sha256sum", [path]).text.prefix(64))
     }
 
-    /// What transfer.py saw of `pb arguments` run with `options`.
-    func transfer(_ options: [String], _ arguments: [String]) throws -> [String: Any] {
-        let result = try run("/usr/bin/python3", [peer("transfer.py")] + options + ["--", desktop.pb] + arguments, timeout: 150)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any], result.text)
-    }
-
-    func transfers() throws -> String? {
-        for line in try pb("status").text.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2 && parts[0] == "transfers" { return parts[1] }
-        }
-        return nil
-    }
-
     /// Sizes either side of where a pipe stops being read whole (256 KiB), up to 64 MiB: each byte-exact through
     /// xclip, each one change.
     func testPipesOfEverySizeArriveByteExactAndCountOnce() throws {

@@ -20,21 +20,6 @@ final class TransferProgressTests: DesktopTestCase {
         return (path, sum)
     }
 
-    /// What transfer.py saw of `pb arguments` run with `options`.
-    func transfer(_ options: [String], _ arguments: [String]) throws -> [String: Any] {
-        let result = try run("/usr/bin/python3", [peer("transfer.py")] + options + ["--", desktop.pb] + arguments, timeout: 150)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any], result.text)
-    }
-
-    func transfers() throws -> String? {
-        for line in try pb("status").text.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2 && parts[0] == "transfers" { return parts[1] }
-        }
-        return nil
-    }
-
     func testAPasteThatLastsOverASecondShowsProgressOnTheTerminalAndNotInTheData() throws {
         let (path, sum) = try randomFileAndSum(Self.size, name: "progress-paste.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")
@@ -56,7 +41,10 @@ final class TransferProgressTests: DesktopTestCase {
 
     /// The rate at the end of the last line drawn (", N.N MiB/s"), to compare the rest of it exactly.
     func ratePattern(_ terminal: String) -> String {
-        guard let last = terminal.split(separator: "\r").dropLast().last, let comma = last.lastIndex(of: ",") else { return "" }
+        // "\r\n" is one Character in Swift, so the characters are not split at its "\r": the last line is taken
+        // from the text without its newlines (it was the line before the last, whose rate may differ).
+        let lines = terminal.replacingOccurrences(of: "\n", with: "").components(separatedBy: "\r").filter { !$0.isEmpty }
+        guard let last = lines.last, let comma = last.lastIndex(of: ",") else { return "" }
         return String(last[comma...]).replacingOccurrences(of: "\u{1B}[K", with: "")
     }
 
