@@ -197,9 +197,13 @@ final class WaylandSeatTests: DesktopTestCase {
         let reader = try Runner(environment: desktop.environment).start(
             "sh", ["-c", "exec xclip -o -selection clipboard -t application/octet-stream > '\(output)'"])
         try waitUntil(10, "the daemon reads from wl-copy") { try status()["fetches"] == "1" }
-        // wl-copy writes each paste from a child of its own: the child and wl-copy are killed, by their PIDs.
-        for child in Self.children(of: owner.processIdentifier) { kill(child, SIGKILL) }
+        // wl-copy writes each paste from a child of its own: wl-copy and then the child are killed, by their
+        // PIDs. In that order the compositor has wl-copy's end before the pipe's: the child first would end the
+        // pipe while wl-copy still owned its copy, and what came so far would be all that copier sent — nothing
+        // on Wayland says otherwise (no size), so no reader could tell.
+        let children = Self.children(of: owner.processIdentifier)
         kill(owner.processIdentifier, SIGKILL)
+        for child in children { kill(child, SIGKILL) }
         reader.waitUntilExit()
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? -1
         XCTAssertTrue(size == 0 || size == big.count, "xclip got \(size) of \(big.count) bytes: never a cut copy passed off as whole")
