@@ -93,7 +93,10 @@ final class WaylandSelectionReader {
                 }
             }
         }
-        // Whole only if the offer still stands once the compositor has handled what came before the end.
+        // Whole only if the offer still stands once the compositor has handled what came before the end: two round
+        // trips, as the daemon's seat makes (the first may be answered in the same turn as, but before, the
+        // copier's hangup).
+        try roundTrip(timeoutMilliseconds: timeoutMilliseconds)
         try roundTrip(timeoutMilliseconds: timeoutMilliseconds)
         guard selections[primary] == offer else {
             throw .refused("the Wayland client that copied it went away, or the selection changed, while it was read")
