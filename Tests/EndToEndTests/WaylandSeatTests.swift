@@ -197,12 +197,14 @@ final class WaylandSeatTests: DesktopTestCase {
         let reader = try Runner(environment: desktop.environment).start(
             "sh", ["-c", "exec xclip -o -selection clipboard -t application/octet-stream > '\(output)'"])
         try waitUntil(10, "the daemon reads from wl-copy") { try status()["fetches"] == "1" }
-        // wl-copy writes each paste from a child of its own: wl-copy and then the child are killed, by their
-        // PIDs. In that order the compositor has wl-copy's end before the pipe's: the child first would end the
-        // pipe while wl-copy still owned its copy, and what came so far would be all that copier sent — nothing
-        // on Wayland says otherwise (no size), so no reader could tell.
+        // wl-copy writes each paste from a child of its own (`cat`): wl-copy is killed and gone, then the child,
+        // by their PIDs. In that order the compositor has wl-copy's end before the pipe ends. (A writing child
+        // that dies while wl-copy lives ends the pipe as a finished send would: Wayland says no size, so no
+        // reader can tell — what came is all that copier sent. kill() returns before its target is gone, so the
+        // two killed together could end in either order.)
         let children = Self.children(of: owner.processIdentifier)
         kill(owner.processIdentifier, SIGKILL)
+        owner.waitUntilExit()
         for child in children { kill(child, SIGKILL) }
         reader.waitUntilExit()
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? -1
