@@ -24,15 +24,11 @@ let package = Package(
         ),
         /// What Swift cannot import from Xlib: error handlers, XEvent casts, macros. Every symbol is prefixed `pbx_`.
         .target(name: "CX11Shims", dependencies: ["CX11"]),
-        /// libwayland-client as a system library (pkg-config wayland-client).
-        .systemLibrary(
-            name: "CWayland",
-            pkgConfig: "wayland-client",
-            providers: [.apt(["libwayland-dev"])]
-        ),
         /// The data-control protocols' client glue (made by wayland-scanner from protocols/wayland, committed) and a
-        /// connection whose listener callbacks become queued events. Every symbol is prefixed `pbw_`.
-        .target(name: "CWaylandShims", dependencies: ["CWayland"]),
+        /// connection whose listener callbacks become queued events. Every symbol is prefixed `pbw_`. It is the only
+        /// code that includes libwayland-client (Debian's libwayland-dev, which the Makefile installs), so the library
+        /// is linked here: no Swift target imports it, so it needs no system-library module of its own.
+        .target(name: "CWaylandShims", linkerSettings: [.linkedLibrary("wayland-client")]),
         /// The only Swift target that sees libwayland: a compositor connection bound to a data-control manager.
         .target(name: "WaylandClient", dependencies: ["CWaylandShims"]),
         /// The X protocol's values (atoms, windows, times, properties, events, the standard atoms), shared by the

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-// The door's other side: libwayland-client (the CWayland system library), which these calls drive. Only here:
-// the shim's own header names no Wayland type, so Swift sees none of libwayland through it.
+// The door's other side: libwayland-client (linked by this target: Package.swift), which these calls drive. Only
+// here: the shim's own header names no Wayland type, so Swift sees none of libwayland through it.
 #include <wayland-client.h>
 
 #include "generated/ext-data-control-v1-client-protocol.h"

@@ -37,8 +37,6 @@ for name, target in sorted(targets.items()):
                 text = open(os.path.join(folder, file), encoding="utf-8").read()
                 if re.search(r'#include\s*[<"]X11/', text):
                     imported.add("CX11")
-                if re.search(r'#include\s*[<"]wayland-client', text):
-                    imported.add("CWayland")
     imported = {module for module in imported if module in targets and module != name}
     missing = imported - target["deps"]
     unused = target["deps"] - imported
