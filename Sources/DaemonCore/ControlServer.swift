@@ -296,7 +296,7 @@ final class ControlServer {
     var requestsBeingRead: Int {
         clients.values.filter {
             let arriving = $0.decoder.hasPartialFrame ? $0.decoder.bufferedByteCount : 0
-            return ($0.copy.isOpen ? $0.copy.receivedBytes : 0) + arriving >= WireWriter.sharingThreshold
+            return $0.copy.receivedBytes + arriving >= WireWriter.sharingThreshold
         }.count
     }
 

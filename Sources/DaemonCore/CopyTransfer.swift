@@ -36,8 +36,10 @@ public struct CopyTransfer {
         let began: MonotonicInstant
         /// Chunk bytes received so far.
         var received = 0
+        /// The length of the `setItems` body the copy stands for without its data.
+        let headerBytes: Int
         /// The length of the `setItems` body the copy stands for, so far.
-        var frameBytes: Int
+        var frameBytes: Int { headerBytes + received }
 
         init(pasteboard: String, types: [String], options: CopyOptions, expiresAfterMilliseconds: UInt64, began: MonotonicInstant) {
             self.pasteboard = pasteboard
@@ -48,7 +50,7 @@ public struct CopyTransfer {
             data = Array(repeating: [], count: types.count)
             // version, kind, the name, one item's count and its representations' count, each type and data
             // length, the options, and the expiry when there is one.
-            frameBytes = 3 + 4 + pasteboard.utf8.count + 4 + 4 + types.reduce(0) { $0 + 8 + $1.utf8.count } + 4
+            headerBytes = 3 + 4 + pasteboard.utf8.count + 4 + 4 + types.reduce(0) { $0 + 8 + $1.utf8.count } + 4
                 + (expiresAfterMilliseconds == 0 ? 0 : 8)
         }
     }
@@ -101,7 +103,6 @@ public struct CopyTransfer {
                     return fail(.error(code: .badRequest, message: "copyChunk.representation \(index) is not one of the copy's \(copy.types.count) types: nothing was copied"))
                 }
                 if let failure = overCap(copy.frameBytes + data.count) { return fail(failure) }
-                copy.frameBytes += data.count
                 copy.received += data.count
                 copy.data[Int(index)].append(contentsOf: data)
                 return .taken
