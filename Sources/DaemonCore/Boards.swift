@@ -18,6 +18,9 @@ struct Board {
     /// Expiring content (`pb copy --expire`): when to clear it, and the count it was served at — it is
     /// cleared only if the pasteboard did not change meanwhile.
     var expiry: (deadline: MonotonicInstant, count: UInt64)?
+    /// Set while the compositor's bridge owns the selection for the seat's (`XWaylandRelay`): no change of
+    /// this display's, nor its letting go.
+    var relayOwned = false
 }
 
 /// The pasteboards the daemon watches, by selection atom and by name, with their counts: published on the

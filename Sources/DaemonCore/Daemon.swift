@@ -345,16 +345,7 @@ public final class Daemon {
 
     private func loop() -> Int32 {
         while !stopping {
-            // Xlib may already hold events read during round trips. At most a batch per turn and display, so
-            // that a flood of X requests (100 busy requestors) cannot starve the control socket and signals.
-            for side in engine.sides {
-                var handled = 0
-                while handled < Self.eventsPerTurn, side.x.pendingEvents() > 0 {
-                    side.handle(side.x.nextEvent())
-                    handled += 1
-                }
-                side.handle(errors: side.x.takeErrors())
-            }
+            handleXEvents()
             serveWaitingRequests()
             for side in engine.sides { side.x.flush() }
             if engine.dropLostDisplays() {
@@ -394,7 +385,12 @@ public final class Daemon {
             if !ready[2].isEmpty || engine.writesDescriptor == nil { engine.writesFinished() }
             let clientsStart = fixed.count + displayPolls.count
             if !waylandPolls.isEmpty {
-                engine.handleWayland(Array(ready.suffix(waylandPolls.count)), for: waylandPolls)
+                let waylandReady = Array(ready.suffix(waylandPolls.count))
+                // What the X servers sent before the compositor's events is handled first: the compositor's bridge
+                // carries an X copy to the seat only after that copy's owner change reached every X client, so a
+                // seat offer is judged knowing it (`WaylandSeatEndpoint`, the bridge's source).
+                if waylandReady.contains(where: { !$0.isEmpty }) { handleXEvents() }
+                engine.handleWayland(waylandReady, for: waylandPolls)
             }
             for (index, (server, _, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
                 let events = ready[index + clientsStart]
@@ -412,6 +408,20 @@ public final class Daemon {
             }
         }
         return 0
+    }
+
+    /// Handles the X events each display has sent. Xlib may already hold events read during round trips. At
+    /// most a batch per call and display, so that a flood of X requests (100 busy requestors) cannot starve
+    /// the control socket and signals.
+    private func handleXEvents() {
+        for side in engine.sides {
+            var handled = 0
+            while handled < Self.eventsPerTurn, side.x.pendingEvents() > 0 {
+                side.handle(side.x.nextEvent())
+                handled += 1
+            }
+            side.handle(errors: side.x.takeErrors())
+        }
     }
 
     /// Serves requests that clients sent while an earlier one was being answered, now that it is.

@@ -198,9 +198,37 @@ public final class DaemonEngine {
         for board in service.boards.all { endpoint.adopt(count: board.counter.count, for: board.name) }
         wayland = endpoint
         bridge.attach(endpoint)
+        linkRelays()
         endpoint.start()
         log.info("serving the Wayland seat of \(name) (\(protocolBound)) as one pasteboard"
                  + (homeInMemory ? " (no X display: the seat alone)" : " with the X displays"))
+    }
+
+    /// Finds the compositor's own bridge on the X displays served (its XWayland display), once the seat and the
+    /// display are both there: that display and the seat then leave to the bridge what it carries itself.
+    private func linkRelays() {
+        guard let wayland, wayland.relayDisplay == nil, let compositor = wayland.compositorProcessID else { return }
+        for side in sides where !homeInMemory {
+            guard let relay = XWaylandRelay.find(on: side.x, compositor: compositor) else { continue }
+            side.attach(relay)
+            wayland.relayDisplay = .init(id: side.id, xHasFocus: { [weak relay] in relay?.xHasFocus ?? false },
+                                         awaitsToken: { [weak side] name in side?.awaitsToken(name) ?? false })
+            side.onKeptWhole = { [weak side, weak wayland] name in
+                guard let side, let wayland, let content = side.keptContent(of: name) else { return }
+                wayland.relayKept(name, content)
+            }
+            log.info("\(side.name) is \(wayland.name)'s XWayland display: its compositor's own clipboard bridge is left to carry "
+                     + "what it carries (an X copy while an X window has the focus, the seat's selection on X)")
+            return
+        }
+    }
+
+    /// Forgets the compositor's bridge once its seat is no longer served.
+    private func unlinkRelays() {
+        for side in sides where side.relay != nil {
+            side.detachRelay()
+            side.onKeptWhole = nil
+        }
     }
 
     /// What the loop polls for the Wayland seat.
@@ -213,6 +241,7 @@ public final class DaemonEngine {
         do { try endpoint.handle(ready, for: requests) } catch {
             bridge.detach(endpoint.id)
             wayland = nil
+            unlinkRelays()
             if homeInMemory {
                 // On Wayland alone the compositor is what the daemon cannot run without, as the first X display is.
                 log.error("lost the Wayland compositor \(endpoint.name) (\(error)), the only display served")
@@ -261,6 +290,7 @@ public final class DaemonEngine {
         // A count published on this display by an earlier run may be ahead: every display takes the larger.
         for board in side.service.boards.all { for other in sides { other.adopt(count: board.counter.count, for: board.name) } }
         side.manager.persistent = persistentNames
+        linkRelays()
         bridge.attach(side)
         side.manager.start()
         x.flush()
@@ -273,6 +303,7 @@ public final class DaemonEngine {
         guard let index = sides.firstIndex(where: { $0 === side }), index > 0 else { return }
         side.stopReading()
         bridge.detach(side.id)
+        if wayland?.relayDisplay?.id == side.id { wayland?.relayDisplay = nil }
         if !side.x.isConnectionLost {
             side.service.releaseAll()
             side.manager.releaseManagerSelection()

@@ -92,6 +92,10 @@ final class RequestServer {
 
     // MARK: - X requestors
 
+    /// Targets TARGETS lists to one requestor beside the content's, never served (the daemon's mark, to the
+    /// compositor's bridge: `XWaylandRelay`).
+    var extraTargets: ((WindowID) -> [Atom])?
+
     /// Answers a SelectionRequest for a pasteboard the daemon owns, whatever the request's time (an
     /// Emacs timer asks with its last key press's time, older than the copy: `SelectionResponder`).
     /// Refused at once when the daemon does not serve the pasteboard any more — another client took it,
@@ -190,7 +194,8 @@ final class RequestServer {
         if waiting && !timedOut { return false }
         let plan = executor.responder.plan(
             for: parked.request, acquiredAt: parked.served.acquiredAt, offered: parked.served.served,
-            listed: parked.served.listed, multiplePairs: parked.pairs, convert: { values[$0] })
+            listed: parked.served.listed + (parked.request.target == x.atoms.targets ? extraTargets?(parked.request.requestor) ?? [] : []),
+            multiplePairs: parked.pairs, convert: { values[$0] })
         // Who reads is looked up before the answer: xclip exits as soon as it has the bytes, and a client gone
         // has no process to name.
         let reader: ContentSource?? = onRead != nil && watchesReads() && !contentTargets(of: parked).isEmpty

@@ -92,6 +92,13 @@ final class SelectionService {
     let sources: SourceLookup
     /// The clipboard manager: snapshots, takeover, CLIPBOARD_MANAGER, history (nil: none).
     weak var manager: ClipboardManager?
+    /// The compositor's own bridge on this display, when the daemon serves the compositor's seat too: its taking
+    /// a pasteboard `relayShares` is the seat's selection shown on X, and its letting go the seat's emptying —
+    /// neither a change of this display (the seat counts them).
+    var relay: XWaylandRelay?
+    var relayShares: (PasteboardName) -> Bool = { _ in false }
+    /// The relay took `name` (`lost`: what the daemon served there until then, if it did).
+    var onRelayTook: ((PasteboardName, ServedContent?) -> Void)?
 
     /// - Parameter conversions: the conversion worker, shared by every display's service.
     init(x: any XDisplay, clock: any MonotonicClock, transferTimeout: Duration, conversionTimeout: Duration,
@@ -319,6 +326,7 @@ final class SelectionService {
         let counted: Bool
         let state: ChangeState
         var source: ContentSource?
+        if relayOwnerChanged(change, &board) { return }
         switch change.kind {
         case .setOwner:
             let ownerIsUs = change.owner == ownerWindow
@@ -351,6 +359,29 @@ final class SelectionService {
             log.debug("\(board.name) changed (count \(board.counter.count))")
             onChange?(ChangeNotice(name: board.name, count: board.counter.count, state: state, source: source))
         }
+    }
+
+    /// Handles `change` if it is the compositor's bridge taking `board` or letting it go (true): not counted, no
+    /// snapshot, no takeover; what the daemon served there ends, and `onRelayTook` says so.
+    private func relayOwnerChanged(_ change: SelectionOwnerChange, _ board: inout Board) -> Bool {
+        guard let relay, relayShares(board.name) else { return false }
+        let relayTakes = change.kind == .setOwner && change.owner != ownerWindow && relay.isRelayWindow(change.owner)
+        guard relayTakes || board.relayOwned else { return false }
+        board.relayOwned = relayTakes
+        // Another owner after the relay's is a change as any other; the relay's letting go (None, or its window gone) is not.
+        if !relayTakes && change.kind == .setOwner && !change.owner.isNone { return false }
+        guard relayTakes else {
+            boards[change.selection] = board
+            log.debug("the compositor's bridge let \(board.name) go")
+            return true
+        }
+        let lost = board.served
+        board.served = nil
+        boards[change.selection] = board
+        if let lost { server.contentEnded(lost) }
+        log.debug("the compositor's bridge shows the seat's \(board.name)")
+        onRelayTook?(board.name, lost)
+        return true
     }
 
     /// Offers nspasteboard.org's `org.nspasteboard.source` with content whose source is known and that does not

@@ -27,7 +27,10 @@ import XTypes
 ///   asks for is fetched from the origin (or taken from what was kept) and converted on the conversion worker as
 ///   for an X requestor — a JPEG copied in X pastes as PNG on Wayland, a Wayland HTML copy taken over pastes as RTF.
 ///
-/// Not yet (issue 22 part 2): the XWayland guard.
+/// - The compositor's own bridge (`XWaylandRelay`), when the daemon serves its XWayland display too: an X copy
+///   there is carried to the seat by the bridge itself while an X window has the focus — the bridge's source
+///   (`expectedRelay`) is that copy seen here, never a change; without the focus the daemon sets the seat to the
+///   copy once it was read whole (setting it makes the bridge take CLIPBOARD from the X owner there).
 final class WaylandSeatEndpoint: PasteboardEndpoint {
     let id: EndpointID
     let name: String
@@ -68,6 +71,29 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         /// The pipe of the read under way.
         var reading: FileDescriptor?
     }
+    /// The XWayland display whose compositor bridges it to this seat: its endpoint, and whether an X window has the focus.
+    var relayDisplay: RelayDisplay?
+
+    /// The XWayland display of this seat's compositor, as the seat endpoint asks about it.
+    struct RelayDisplay {
+        var id: EndpointID
+        /// True while an X window has the focus (the bridge carries X copies to the seat then).
+        var xHasFocus: () -> Bool
+        /// True while a copy counted there waits for its targets (its token).
+        var awaitsToken: (PasteboardName) -> Bool
+    }
+    /// Per pasteboard, the MIME types of the bridge's source for the relay display's X copy, while it is expected.
+    private var expectedRelay: [PasteboardName: Set<String>] = [:]
+    /// A seat offer held until the relay display's token says whether it is the bridge's source (`relayTokenWait`).
+    private var parkedRelay: [PasteboardName: (offer: WaylandConnection.OfferID, deadline: MonotonicInstant)] = [:]
+    /// The relay display's X copies to set the seat to once they are read whole (no X window focused), per pasteboard.
+    private var awaitingKept: [PasteboardName: Offer] = [:]
+
+    /// The compositor's process (the peer of the Wayland socket), nil when it cannot be told.
+    var compositorProcessID: Int32? {
+        try? peerCredentials(of: FileDescriptor(rawValue: connection.descriptor)).processID
+    }
+
     /// What this endpoint serves for another, per pasteboard: the offer and the source set for it.
     private var mirrors: [PasteboardName: (offer: Offer, source: WaylandConnection.SourceID)] = [:]
 
@@ -183,10 +209,14 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     var nextDeadline: MonotonicInstant? {
-        (reads.values.map(\.deadline) + writes.values.map(\.deadline) + pendingSends.map(\.deadline)).min()
+        (reads.values.map(\.deadline) + writes.values.map(\.deadline) + pendingSends.map(\.deadline) + parkedRelay.values.map(\.deadline)).min()
     }
 
     func expire(now: MonotonicInstant) {
+        for (name, held) in parkedRelay.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where held.deadline <= now {
+            parkedRelay[name] = nil
+            accept(name, held.offer, offerTypes[held.offer] ?? [])
+        }
         for (fd, read) in reads.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where read.deadline <= now {
             reads[fd] = nil
             try? fd.close()
@@ -235,10 +265,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     private func selectionChanged(_ name: PasteboardName, to offer: WaylandConnection.OfferID?) {
         if let previous = current[name]?.offer, previous != offer {
-            connection.destroy(previous)
-            offerTypes[previous] = nil
+            forget(previous)
             current[name]?.offer = nil
         }
+        if let held = parkedRelay.removeValue(forKey: name), held.offer != offer { forget(held.offer) }
         guard let offer else {
             emptied(name)
             return
@@ -246,15 +276,38 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         let types = offerTypes[offer] ?? []
         if types.contains(Self.ownMarker) {
             // The daemon's own source (a mirror, or a takeover): not a change of this seat.
-            connection.destroy(offer)
-            offerTypes[offer] = nil
+            return forget(offer)
+        }
+        if let expected = expectedRelay.removeValue(forKey: name), Set(types) == expected {
+            return relayed(name, offer)
+        }
+        if let relayDisplay, relayDisplay.awaitsToken(name), types.allSatisfy({ $0.contains("/") }), relayDisplay.xHasFocus() {
+            // Perhaps the bridge's source for the X copy whose targets the relay display is reading yet: judged when
+            // they come (`serve`), or taken for a copy of this seat's at the deadline.
+            parkedRelay[name] = (offer, clock.now() + Self.relayTokenWait)
             return
         }
-        guard pasteboards.contains(name), let engine else {
-            connection.destroy(offer)
-            offerTypes[offer] = nil
-            return
-        }
+        accept(name, offer, types)
+    }
+
+    /// How long a seat offer that may be the bridge's source for an X copy waits for that copy's targets.
+    static let relayTokenWait: Duration = .milliseconds(500)
+
+    /// The compositor's bridge carries the relay display's X copy here as `offer`: that copy, counted there.
+    private func relayed(_ name: PasteboardName, _ offer: WaylandConnection.OfferID) {
+        log.debug("the compositor's bridge shows the X copy of \(name) on \(self.name)")
+        forget(offer)
+    }
+
+    private func forget(_ offer: WaylandConnection.OfferID) {
+        connection.destroy(offer)
+        offerTypes[offer] = nil
+    }
+
+    /// Another client's copy `offer` (MIME `types`) is the seat's selection: a change of this seat, read early.
+    private func accept(_ name: PasteboardName, _ offer: WaylandConnection.OfferID, _ types: [String]) {
+        guard pasteboards.contains(name), let engine else { return forget(offer) }
+        awaitingKept[name] = nil
         mirrors.removeValue(forKey: name).map { destroy($0.source) }
         takeovers.removeValue(forKey: name).map { destroy($0) }
         dropSnapshot(name)
@@ -263,6 +316,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         current[name] = (offer, serial)
         // A copy the seat held already when the daemon bound it is offered and read, but it is no change.
         let count = startingUp ? currentCount(name) : nextCount(name)
+        log.debug("\(name) changed on \(self.name) (count \(count), \(types.count) types)")
         let offered = WaylandTypes.pasteboardTypes(fromMIME: types, table: table)
         let secret = types.contains { SnapshotPolicy.secretMarkers.contains($0) }
         engine.changed(name, on: id, count: count, .offered(Offer(pasteboard: name, origin: id, serial: serial, types: offered,
@@ -282,8 +336,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private func emptied(_ name: PasteboardName) {
         dropSnapshot(name)
         guard mirrors[name] == nil, takeovers[name] == nil, let engine, pasteboards.contains(name) else { return }
-        // Empty when the daemon bound the seat: nothing changed.
-        if startingUp && current[name] == nil { return }
+        // Empty when the daemon bound the seat, or a selection another side's change had replaced already: nothing changed.
+        if current[name] == nil { return }
         if let serial = current[name]?.serial, let copy = kept[name], copy.serial == serial,
            let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, intern: atoms.intern)) {
             takeovers[name] = source
@@ -464,6 +518,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     func serve(_ offer: Offer, count: UInt64) {
         adopt(count: count, for: offer.pasteboard)
         guard pasteboards.contains(offer.pasteboard) else { return }
+        supersede(offer.pasteboard)
+        if let relayDisplay, offer.origin == relayDisplay.id, relayShown(offer, focused: relayDisplay.xHasFocus()) { return }
         var remote: ServedContent.RemoteTypes?
         if offer.content == nil {
             let name = offer.pasteboard, serial = offer.serial, origin = offer.origin, me = id
@@ -502,8 +558,59 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         pendingSends.removeAll { $0.served === content }
     }
 
+    /// An offer of the relay display's, left to the compositor's bridge or waiting to be read whole (true), or to be
+    /// served as any other side's (false: content the daemon has the bytes of, with no X window focused).
+    ///
+    /// With an X window focused the bridge carries the X copy to the seat itself — the daemon's own X copy too
+    /// (its TARGETS to the bridge carry the daemon's mark): setting a source of the daemon's instead would make the
+    /// bridge take CLIPBOARD from the X owner. Without the focus the bridge carries nothing, and the daemon sets the
+    /// seat to the copy once it has its bytes (`relayKept`).
+    private func relayShown(_ offer: Offer, focused: Bool) -> Bool {
+        guard focused || offer.content == nil else { return false }
+        let name = offer.pasteboard
+        // What the seat showed until now is not shown over the copy (the bridge's source, or the daemon's soon).
+        if let previous = mirrors.removeValue(forKey: name) { destroy(previous.source) }
+        takeovers.removeValue(forKey: name).map { destroy($0) }
+        guard focused else {
+            awaitingKept[name] = offer
+            return true
+        }
+        guard offer.content == nil else { return true }   // the bridge's source carries the daemon's mark
+        let expected = XWaylandRelay.mimeTypes(relaying: offer.types.map(\.rawValue))
+        if let held = parkedRelay[name] {
+            if Set(offerTypes[held.offer] ?? []) == expected {
+                parkedRelay[name] = nil
+                relayed(name, held.offer)
+            } else {
+                parkedRelay[name]?.deadline = clock.now()   // a copy of this seat's: taken next turn
+            }
+        } else {
+            expectedRelay[name] = expected
+        }
+        return true
+    }
+
+    /// Another side's change replaced the seat's own copy of `name`: it is no longer read, kept or taken over.
+    private func supersede(_ name: PasteboardName) {
+        dropSnapshot(name)
+        current[name] = nil
+        kept[name] = nil
+        awaitingKept[name] = nil
+        expectedRelay[name] = nil
+    }
+
+    /// The relay display's current copy of `name` was read whole: with no X window focused the seat is set to it now
+    /// (the bridge then takes it from its X owner, and the daemon serves it there: `XDisplayEndpoint.relayTook`).
+    func relayKept(_ name: PasteboardName, _ content: PasteboardContent) {
+        guard var offer = awaitingKept.removeValue(forKey: name), let current = engine?.current[name],
+              current.origin == offer.origin, current.serial == offer.serial else { return }
+        offer.content = content
+        serve(offer, count: counts[name] ?? 0)
+    }
+
     func withdraw(_ pasteboard: PasteboardName, count: UInt64) {
         adopt(count: count, for: pasteboard)
+        supersede(pasteboard)
         guard let mirror = mirrors.removeValue(forKey: pasteboard) else { return }
         _ = connection.setSelection(nil, primary: pasteboard == .primary)
         destroy(mirror.source)

@@ -44,6 +44,11 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         /// Answered already with the bytes as they arrive (a live read still under way).
         var answered = false
     }
+    /// The compositor's own bridge, when this is the XWayland display of the seat the daemon serves too.
+    private(set) var relay: XWaylandRelay?
+    /// Tells that this display's current copy of a pasteboard was read whole (the manager kept it).
+    var onKeptWhole: ((PasteboardName) -> Void)?
+
     /// Fetches waiting for the manager's snapshot, per pasteboard.
     private var waitingForSnapshot: [PasteboardName: [PendingFetch]] = [:]
     /// Reads of the live owner, one at a time per pasteboard: the first is under way.
@@ -190,6 +195,9 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     /// Changes whose token waits for their TARGETS, per pasteboard.
     private var awaitingTargets: [PasteboardName: UInt64] = [:]
 
+    /// True while a copy counted here waits for its TARGETS to be offered elsewhere.
+    func awaitsToken(_ name: PasteboardName) -> Bool { awaitingTargets[name] != nil }
+
     /// The TARGETS of change `count` were read: its token.
     private func targetsRead(_ name: PasteboardName, count: UInt64, _ names: [String]) {
         guard awaitingTargets[name] == count, service.count(of: name) == count, let engine else { return }
@@ -210,6 +218,45 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         engine.changed(name, on: id, count: count, .emptied)
     }
 
+    // MARK: - The compositor's bridge (XWayland)
+
+    /// This is the XWayland display of the seat the daemon serves (`relay` its compositor's bridge): the bridge's
+    /// owning a shared pasteboard is the seat's selection shown here, and the TARGETS the daemon answers it carry
+    /// the daemon's mark, so the bridge's Wayland source for the daemon's own X ownership is known on the seat.
+    func attach(_ relay: XWaylandRelay) {
+        self.relay = relay
+        service.relay = relay
+        service.relayShares = { [weak self] name in self?.engine?.isShared(name) ?? false }
+        service.onRelayTook = { [weak self] name, lost in self?.relayTook(name, lost: lost) }
+        let mark = x.intern(WaylandTypes.ownMarker)
+        service.server.extraTargets = { [weak relay] requestor in relay?.isRelayWindow(requestor) == true ? [mark] : [] }
+    }
+
+    /// The seat is no longer served: the bridge's ownership is another client's again.
+    func detachRelay() {
+        relay = nil
+        service.relay = nil
+        service.onRelayTook = nil
+        service.server.extraTargets = nil
+    }
+
+    /// The bridge took `name` here for the seat's selection. With an X window focused it answers X readers itself;
+    /// without, it refuses them, so the daemon takes the pasteboard back (silently: the same content) when it
+    /// served it here — for another side, its own, or this display's copy it kept — and the bridge, with no
+    /// focus, does not carry that back to the seat.
+    private func relayTook(_ name: PasteboardName, lost: ServedContent?) {
+        guard let relay, !relay.xHasFocus, let engine, let current = engine.current[name] else { return }
+        if let mirror = mirrors[name], mirror.serial == current.serial, mirror.origin == current.origin {
+            return serve(mirror, count: service.count(of: name) ?? 0)
+        }
+        guard current.origin == id, let mine = offered[name], mine.serial == current.serial else { return }
+        let content = lost?.content.items.isEmpty == false ? lost!.content : keptContent(of: name)
+        guard let content else { return }
+        service.own(name, content: content, silent: true) { [log, display = self.name] result in
+            if case .failure(let error) = result { log.info("could not serve \(name) again on \(display): \(error)") }
+        }
+    }
+
     // MARK: - Serving other endpoints' changes
 
     func adopt(count: UInt64, for pasteboard: PasteboardName) {
@@ -224,6 +271,10 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         adopt(count: count, for: offer.pasteboard)
         offered[offer.pasteboard] = nil
         mirrors[offer.pasteboard] = offer
+        // The compositor's bridge shows the seat's selection here, and answers X readers while an X window has the
+        // focus; taking it from the bridge then is what makes it set the seat to the daemon's X ownership, in place
+        // of the Wayland client's copy. Left to it (`relayTook` takes it once there is no focus).
+        if let relay, relay.xHasFocus { return }
         var ownership = SelectionService.Ownership(content: offer.servedContent, silent: true,
                                                    mirrorOf: engine?.endpoints[offer.origin]?.name ?? "\(offer.origin)")
         if offer.content == nil {
@@ -351,6 +402,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     private func snapshotEnded(_ pasteboard: PasteboardName) {
         readSoFar[pasteboard] = nil
         arrivingSoFar[pasteboard] = nil
+        if keptContent(of: pasteboard) != nil { onKeptWhole?(pasteboard) }
         if let count = awaitingTargets[pasteboard] { targetsUnread(pasteboard, count: count) }
         guard let waiting = waitingForSnapshot.removeValue(forKey: pasteboard) else { return }
         for pending in waiting {

@@ -9,9 +9,9 @@ import XCTest
 /// xclip copies on X paste with wl-paste and wl-copy copies paste with xclip, each counted once, and a few seconds
 /// of copies both ways leave no echo: the count stays put afterwards and the last copier still owns its copy.
 ///
-/// No X window has the focus here: sway's own X↔Wayland bridge then relays X copies to the seat only, and the
-/// daemon's X ownership is not relayed back. With an X window focused, the compositor relays the seat's selection
-/// to X as well, and the two bridges fight (docs/architecture.md, "The XWayland bridge": not yet guarded).
+/// No X window was ever focused here: sway has not given XWayland's window manager the seat, so its own
+/// X↔Wayland bridge does nothing and the daemon is the one bridge. With the bridge at work: `XWaylandBridgeTests`
+/// (docs/architecture.md, "The XWayland bridge").
 final class MixedSessionTests: DesktopTestCase {
     override class var startsDaemon: Bool { false }
     nonisolated(unsafe) static var sway: Sway?
