@@ -114,10 +114,7 @@ final class PersistenceTests: DesktopTestCase {
         let index = desktop.home + "/state/pasteboard/history/index"
         try waitUntil(10, "the copy is saved") { ((try? String(contentsOfFile: index, encoding: .utf8)) ?? "").contains("only here") }
         XCTAssertEqual(desktop.stopDaemon(signal: SIGKILL), SIGKILL)
-        // The daemon is gone: so is its selection, once the X server has seen its connection close. (Restarted
-        // before that, the daemon finds CLIPBOARD owned — by the dead one's window — and, as over any owner, does
-        // not restore: a race seen once in CI.)
-        XCTAssertEqual(try run(desktop.pb, ["paste"]).status, 2)
+        // Started again at once: the killed daemon's window may still own CLIPBOARD (restored once it is gone).
         try desktop.startDaemon()
         try waitUntil(10, "the clipboard is restored") { try run(desktop.pb, ["paste"]).text == "only here" }
         var forwarded = desktop.environment
