@@ -16,9 +16,12 @@ import XTypes
 ///   order, without a fixed wait. That is not a new change: the count does not move. Never after a clear,
 ///   never for secret content.
 /// - CLIPBOARD_MANAGER: the daemon owns the freedesktop manager selection when no one does and answers
-///   SAVE_TARGETS, replying only once every target was read (INCR included) and the clipboard is ours.
+///   SAVE_TARGETS, replying only once every target was read (INCR included) and the clipboard is ours. Held by
+///   another pasteboardd's window, it is taken once the X server reports that window's hold ended.
 /// - Persistence: the newest non-secret CLIPBOARD content is kept in `$XDG_STATE_HOME/pasteboard/
-///   clipboard.archive` and restored at start when nobody owns the clipboard; the history lives beside it.
+///   clipboard.archive` and restored at start when nobody owns the clipboard — or when its owner is the window
+///   of a pasteboardd that is gone (`DaemonMark`), once the X server reports that window gone; the history lives
+///   beside it.
 final class ClipboardManager {
     private unowned let service: SelectionService
     private let x: any XDisplay
@@ -140,32 +143,76 @@ final class ClipboardManager {
 
     /// Restores the last CLIPBOARD content if nobody owns the clipboard, and becomes the clipboard
     /// manager unless another one is running.
+    ///
+    /// A selection still owned by the window of a pasteboardd that is gone (`DaemonMark.hasEnded`: killed, and
+    /// this daemon started before the X server saw its connection close) is not taken from it: the daemon waits
+    /// for the server to report that window gone (XFixes) and then restores, or takes CLIPBOARD_MANAGER, as of the
+    /// gone owner's selection time — so whoever sets the selection meanwhile, or at once after, keeps it.
     func start() {
         markDaemonWindow()
-        if restoresKeptContent { restore() }
         let managerSelection = x.atoms.clipboardManager
-        if x.selectionOwner(managerSelection).isNone {
-            service.acquire(managerSelection) { [weak self] time in
-                guard let self else { return }
-                guard let time else {
-                    self.log.info("another clipboard manager took CLIPBOARD_MANAGER first; not acting as manager")
-                    return
-                }
-                self.state.managerAcquiredAt = time
-                // ICCCM 2.8: announce the new manager to clients waiting for one.
-                self.x.sendClientMessage(to: self.x.root, eventMask: [.structureNotify], window: self.x.root,
-                                         type: self.x.atoms.manager,
-                                         data: [Int(time.rawValue), Int(managerSelection.rawValue), Int(self.service.ownerWindow.rawValue), 0, 0])
-                self.log.info("acting as clipboard manager (CLIPBOARD_MANAGER)")
-            }
-        } else if let pid = Self.daemonPID(of: x.selectionOwner(managerSelection), x) {
+        // Watched before its owner is asked: a hold that ends after the answer is reported (the pasteboards are
+        // watched already, by the endpoint's start).
+        x.watchSelection(managerSelection, on: service.ownerWindow)
+        if restoresKeptContent { restore() }
+        let owner = x.selectionOwner(managerSelection)
+        if owner.isNone {
+            acquireManagerSelection()
+        } else if let mark = DaemonMark.read(from: owner, x) {
             // Two daemons on one display would both take over each vanished owner and answer each other's
-            // takeover as a new copy: the one that manages the display does that alone.
+            // takeover as a new copy: the one that manages the display does that alone, until its hold ends.
             state.anotherDaemonManages = true
-            log.info("another pasteboardd (pid \(pid)) manages \(displayName): bridging its copies, leaving takeovers to it")
+            state.managerSelectionAwaited = true
+            if hasEnded(mark) {
+                log.info("the pasteboardd (pid \(mark.processID)) that managed \(displayName) is gone: acting as manager once the X server sees its window go")
+            } else {
+                log.info("another pasteboardd (pid \(mark.processID)) manages \(displayName): bridging its copies, leaving takeovers to it until it stops")
+            }
         } else {
             log.info("another clipboard manager owns CLIPBOARD_MANAGER; pasteboardd will not take it")
         }
+    }
+
+    /// Takes CLIPBOARD_MANAGER (as of `time`, a vanished owner's, if given) and announces the new manager.
+    private func acquireManagerSelection(at time: Timestamp? = nil) {
+        let managerSelection = x.atoms.clipboardManager
+        service.acquire(managerSelection, at: time) { [weak self] time in
+            guard let self else { return }
+            guard let time else {
+                self.log.info("another clipboard manager took CLIPBOARD_MANAGER first; not acting as manager")
+                return
+            }
+            self.state.managerAcquiredAt = time
+            self.state.anotherDaemonManages = false
+            // ICCCM 2.8: announce the new manager to clients waiting for one.
+            self.x.sendClientMessage(to: self.x.root, eventMask: [.structureNotify], window: self.x.root,
+                                     type: self.x.atoms.manager,
+                                     data: [Int(time.rawValue), Int(managerSelection.rawValue), Int(self.service.ownerWindow.rawValue), 0, 0])
+            self.log.info("acting as clipboard manager (CLIPBOARD_MANAGER)")
+        }
+    }
+
+    /// Whether process `pid` of this machine runs pasteboardd (`DaemonMark.runsDaemon`; a test gives its own).
+    var runsDaemon: (Int32) -> Bool = DaemonMark.runsDaemon
+
+    /// True when `mark` is a pasteboardd's that is gone (`DaemonMark.hasEnded`).
+    private func hasEnded(_ mark: DaemonMark) -> Bool { mark.hasEnded(local: .own, runsDaemon: runsDaemon) }
+
+    /// A selection that is no pasteboard changed owner (XFixes): CLIPBOARD_MANAGER, while the daemon waits for a
+    /// pasteboardd's hold on it to end.
+    func otherSelectionChanged(_ change: SelectionOwnerChange) {
+        guard change.selection == x.atoms.clipboardManager, state.managerSelectionAwaited else { return }
+        if change.kind == .setOwner && !change.owner.isNone {
+            guard change.owner != service.ownerWindow, DaemonMark.read(from: change.owner, x) == nil else { return }
+            state.managerSelectionAwaited = false
+            state.anotherDaemonManages = false
+            log.info("another clipboard manager took CLIPBOARD_MANAGER; pasteboardd will not take it")
+            return
+        }
+        // Released, or its window or client gone: taken as of that hold's time, so a manager that takes it at
+        // the same moment wins whatever the order.
+        state.managerSelectionAwaited = false
+        acquireManagerSelection(at: change.selectionTime)
     }
 
     private func restore() {
@@ -187,24 +234,40 @@ final class ClipboardManager {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")
                 return
             }
-            guard x.selectionOwner(x.intern(name.rawValue)).isNone, !heldElsewhere(name) else {
-                log.info("\(name) is owned; not restoring its saved content")
-                return
-            }
             // The archive keeps the content; who copied it is in the history entry it is (the same digest).
             var content = archive.content
             if let newest = history.entries.first(where: { $0.pasteboard == name }), newest.source != nil,
                newest.digest == HistoryStore.digest(of: content) {
                 content.source = newest.source
             }
-            service.own(name, content: content, silent: true) { [weak self, log] result in
-                switch result {
-                case .failure(let error): log.warning("could not restore \(name): \(error)")
-                case .success(let count): self?.onRestored?(name, count)
-                }
+            let owner = x.selectionOwner(x.intern(name.rawValue))
+            if owner.isNone && !heldElsewhere(name) {
+                state.restoreStarted(name, .underWay)
+                restoreNow(name, content)
+            } else if !heldElsewhere(name), let mark = DaemonMark.read(from: owner, x), owner != service.ownerWindow, hasEnded(mark) {
+                state.restoreStarted(name, .awaitingOwnerGone(content))
+                log.info("\(name) is still owned by the window of pasteboardd pid \(mark.processID), which is gone: "
+                         + "restoring its saved content once the X server sees that window go")
+            } else {
+                log.info("\(name) is owned; not restoring its saved content")
             }
         } catch {
             log.warning("cannot restore the saved content of \(name): \(error)")
+        }
+    }
+
+    /// Serves `content` as `name`'s, not a new change: now (asking the server's time) or as of `time`, the gone
+    /// owner's selection time. Given up if anyone sets `name` before the server's time arrives (`isRestoring`).
+    private func restoreNow(_ name: PasteboardName, _ content: PasteboardContent, at time: Timestamp? = nil) {
+        var ownership = SelectionService.Ownership(content: content, silent: true)
+        ownership.stillWanted = { [weak self] in self?.state.isRestoring(name) == true }
+        service.own(name, ownership, at: time) { [weak self, log] result in
+            self?.state.restoreEnded(name)
+            switch result {
+            case .failure(.lostRace): log.info("not restoring \(name): another client set it first")
+            case .failure(let error): log.warning("could not restore \(name): \(error)")
+            case .success(let count): self?.onRestored?(name, count)
+            }
         }
     }
 
@@ -308,7 +371,11 @@ final class ClipboardManager {
         switch state.ownerVanished(name, currentCount: service.count(of: name), ownerTime: ownerTime, now: clock.now(),
                                    readInProgress: snapshotter.isActive(selection)) {
         case .notManaged: return false
-        case .takeOver, .decideWhenRead: return true
+        case .takeOver, .decideWhenRead, .restoring: return true
+        case .restore(let content):
+            log.info("the gone pasteboardd's window no longer owns \(name): restoring its saved content")
+            restoreNow(name, content, at: ownerTime)
+            return true
         }
     }
 
@@ -427,22 +494,9 @@ final class ClipboardManager {
         MemoryRelease.trim()
     }
 
-    /// The property on a daemon's window that says it is pasteboardd's (CARDINAL/32: its process id).
-    static let daemonProperty = "_PASTEBOARD_DAEMON"
-
-    /// Marks the daemon's window as pasteboardd's, so another pasteboardd on the display knows it.
-    func markDaemonWindow() {
-        x.changeProperty(service.ownerWindow, x.intern(Self.daemonProperty),
-                         PropertyValue(type: x.atoms.cardinal, longs: [UInt32(truncatingIfNeeded: ProcessIdentity.processID)]))
-    }
-
-    /// The process id another pasteboardd put on `window`, if `window` is one's.
-    static func daemonPID(of window: WindowID, _ x: any XDisplay) -> UInt32? {
-        guard !window.isNone else { return nil }
-        let read = x.getProperty(window, x.intern(daemonProperty), delete: false, maximumBytes: 8)
-        guard let value = read.value, value.type == x.atoms.cardinal, let first = value.atoms.first else { return nil }
-        return first.rawValue
-    }
+    /// Marks the daemon's window as pasteboardd's (`DaemonMark`), so another pasteboardd on the display knows it
+    /// — and a daemon started after this one was killed knows it for gone.
+    func markDaemonWindow() { DaemonMark.own.write(on: service.ownerWindow, x) }
 
     /// The display's name, for the log (set by its endpoint).
     var displayName = "this display"

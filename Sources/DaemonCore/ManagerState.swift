@@ -4,8 +4,9 @@ import SystemSupport
 import XTypes
 
 /// What the clipboard manager knows and means to do, as one value: for each pasteboard the phase of its
-/// current content ("read early, own late"), the PRIMARY debounce, the SAVE_TARGETS request in progress,
-/// whether the daemon is the clipboard manager, and whether recording is paused.
+/// current content ("read early, own late"), the kept content being restored at start, the PRIMARY debounce,
+/// the SAVE_TARGETS request in progress, whether the daemon is the clipboard manager (or waits to be), and
+/// whether recording is paused.
 ///
 /// Pure: every transition is a method returning what the manager must do; `ClipboardManager` carries it out
 /// against X, the snapshotter and the disk.
@@ -54,6 +55,30 @@ struct ManagerState {
     /// Another pasteboardd is this display's clipboard manager (two daemons serve overlapping sets of
     /// displays): it takes over the copies whose owners go away; this one only reads and bridges them.
     var anotherDaemonManages = false
+    /// A pasteboardd's window holds CLIPBOARD_MANAGER — a live daemon's, or a gone one's the X server has not yet
+    /// seen go: the daemon takes it as soon as the server reports it free (set to None, its window destroyed, its
+    /// client closed), unless another client takes it first.
+    var managerSelectionAwaited = false
+
+    /// Where restoring a pasteboard's kept content stands.
+    enum Restore: Equatable {
+        /// Its pasteboard is still owned by the window of a pasteboardd that is gone (killed, and this daemon
+        /// started before the X server saw its connection close): restored when the server reports that owner
+        /// gone.
+        case awaitingOwnerGone(PasteboardContent)
+        /// Asked of the server, not confirmed yet.
+        case underWay
+    }
+    /// The kept content being restored at start, per pasteboard. Anyone setting the pasteboard meanwhile (a copy,
+    /// a clear) ends it: a live copy is never replaced by kept content.
+    private(set) var restores: [PasteboardName: Restore] = [:]
+
+    /// Restoring `name` starts now (it is unowned) or once its dead daemon's window is gone.
+    mutating func restoreStarted(_ name: PasteboardName, _ restore: Restore) { restores[name] = restore }
+    /// Restoring `name` ended, restored or not.
+    mutating func restoreEnded(_ name: PasteboardName) { restores[name] = nil }
+    /// True while restoring `name` is under way: nobody set it since.
+    func isRestoring(_ name: PasteboardName) -> Bool { restores[name] == .underWay }
 
     func phase(of name: PasteboardName) -> Phase? { phases[name] }
 
@@ -78,6 +103,7 @@ struct ManagerState {
     /// read (not paused, not from an excluded application).
     mutating func foreignOwner(_ name: PasteboardName, count: UInt64, excluded: Bool, source: ContentSource? = nil) -> Bool {
         ownerSources[name] = (count, source)
+        restores[name] = nil
         if excluded {
             phases[name] = .secret(count: count)
             return false
@@ -128,6 +154,12 @@ struct ManagerState {
     enum AfterOwnerVanished: Equatable {
         /// Not the manager's business: the change is counted as the pasteboard emptied.
         case notManaged
+        /// The owner was a gone daemon's window the restore waited for: restore `content` now, claimed as of that
+        /// owner's time. Not a change.
+        case restore(PasteboardContent)
+        /// The restore under way takes the emptied pasteboard's place (the server had seen the gone daemon's
+        /// window go before the restore asked, and said so only now): not a change.
+        case restoring
         /// The daemon takes over at `due` with the content it read.
         case takeOver(due: MonotonicInstant)
         /// Still reading what the server answers: decide once read.
@@ -138,6 +170,15 @@ struct ManagerState {
     /// the time it had taken the selection at (XFixes' selection timestamp).
     mutating func ownerVanished(_ name: PasteboardName, currentCount: UInt64?, ownerTime: Timestamp, now: MonotonicInstant,
                                 readInProgress: Bool) -> AfterOwnerVanished {
+        switch restores[name] {
+        case .awaitingOwnerGone(let content):
+            restores[name] = .underWay
+            return .restore(content)
+        case .underWay:
+            return .restoring
+        case nil:
+            break
+        }
         guard name == .general, !paused, !anotherDaemonManages, let phase = phases[name], phase.count == currentCount else {
             return .notManaged
         }
@@ -155,12 +196,14 @@ struct ManagerState {
 
     /// The daemon took `name` with content of its own (pb copy, the library).
     mutating func daemonOwned(_ name: PasteboardName, count: UInt64, content: PasteboardContent) {
+        restores[name] = nil
         phases[name] = content.isSensitive ? .secret(count: count) : .read(count: count, content: content)
     }
 
     /// `name` was cleared: its content is forgotten and never brought back.
     mutating func cleared(_ name: PasteboardName) {
         phases[name] = nil
+        restores[name] = nil
     }
 
     /// A takeover to carry out: the content, claimed as of the vanished owner's time.

@@ -165,6 +165,9 @@ final class SelectionService {
         var expiresAfter: Duration?
         /// The endpoint whose change this serves, for the log.
         var mirrorOf: String?
+        /// Asked once the server time arrived, just before the selection is set: false gives the change up (it
+        /// completes as `lostRace`). A restore is given up when a copy was seen meanwhile.
+        var stillWanted: (() -> Bool)?
     }
 
     /// Takes `name` with `content`. Completes with the new changeCount once the server confirmed the
@@ -190,10 +193,15 @@ final class SelectionService {
         }
     }
 
-    /// Takes `selection` (not a pasteboard) for the daemon's window with a real server time; the
-    /// completion gets that time, or nil if another client holds it with a later time.
-    func acquire(_ selection: Atom, completion: @escaping (Timestamp?) -> Void) {
-        ownership.request(.acquire(selection, completion))
+    /// Takes `selection` (not a pasteboard) for the daemon's window with a real server time, or as of `time`
+    /// (its vanished owner's: a successor that took it at that time or later wins); the completion gets that
+    /// time, or nil if another client holds it with a later time.
+    func acquire(_ selection: Atom, at time: Timestamp? = nil, completion: @escaping (Timestamp?) -> Void) {
+        if let time {
+            ownershipChanged(ownership.carryOut(.acquire(selection, completion), at: time), time: time)
+        } else {
+            ownership.request(.acquire(selection, completion))
+        }
     }
 
     /// Sets `name`'s owner to None (the pasteboard becomes empty). `silent`: not a change of this display
@@ -322,7 +330,10 @@ final class SelectionService {
     }
 
     private func ownerChanged(_ change: SelectionOwnerChange) {
-        guard var board = boards[change.selection] else { return }
+        guard var board = boards[change.selection] else {
+            manager?.otherSelectionChanged(change)
+            return
+        }
         let counted: Bool
         let state: ChangeState
         var source: ContentSource?
@@ -503,6 +514,7 @@ final class OwnershipChanges {
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             return .acquired(completion, x.selectionOwner(selection) == ownerWindow ? time : nil)
         case .own(let selection, let ownership, let completion):
+            if let stillWanted = ownership.stillWanted, !stillWanted() { return .lost(selection, completion) }
             x.setSelectionOwner(selection, owner: ownerWindow, time: time)
             guard x.selectionOwner(selection) == ownerWindow else { return .lost(selection, completion) }
             return .owned(selection, ownership, completion)

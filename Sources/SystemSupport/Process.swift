@@ -35,6 +35,22 @@ public enum ProcessIdentity {
     /// The corresponding C function is `getppid(2)`.
     public static var parentProcessID: Int32 { getppid() }
 
+    /// Whether process `processID` still runs: false when no such process exists (`kill(pid, 0)` fails with
+    /// `ESRCH`) or when it has ended and waits for its parent to reap it (a zombie, `Z` or `X` in `/proc/PID/stat`:
+    /// its descriptors, and so its connections, are closed already). True for another user's process (`EPERM`)
+    /// and when the state cannot be read. An id of 0 or less names no one process: false.
+    ///
+    /// The corresponding C function is `kill(2)` with signal 0.
+    public static func isRunning(_ processID: Int32) -> Bool {
+        guard processID > 0 else { return false }
+        if kill(processID, 0) != 0 && errno == ESRCH { return false }
+        // "PID (COMM) STATE ...": COMM may hold spaces and parentheses; the state follows the last ')'.
+        guard let stat = try? FileSystem.readFile("/proc/\(processID)/stat", limit: 1024),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return true }
+        let state = stat[(close + 1)...].first { $0 != UInt8(ascii: " ") }
+        return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+    }
+
     /// This program's own executable file, as the kernel names it, to start it again whatever name or path it
     /// was run by.
     public static let executable = "/proc/self/exe"

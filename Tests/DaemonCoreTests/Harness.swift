@@ -11,7 +11,7 @@ import XTypes
 /// The daemon's engine on a fake X server with a manual clock: no Xvfb, no display, no sleeps. Peers
 /// (fake owners and requestors) live on the same server; `settle()` runs everyone until nothing moves.
 final class Harness {
-    let server = FakeXServer()
+    let server: FakeXServer
     let x: FakeXServer.Connection
     let clock = ManualClock()
     let engine: DaemonEngine
@@ -21,9 +21,12 @@ final class Harness {
 
     /// - Parameters:
     ///   - keepState: use a state directory (counts, kept content, history) under `directory`, created if nil.
+    ///   - server: the X server to connect to (one that outlived an earlier daemon); a new one if nil.
+    ///   - beforeStart: called with the engine before it starts.
     init(configuration: DaemonConfiguration = DaemonConfiguration(), keepState: Bool = false, directory: String? = nil,
-         table: ConversionTable = .standard) throws {
-        x = server.connect()
+         table: ConversionTable = .standard, server: FakeXServer? = nil, beforeStart: (DaemonEngine) -> Void = { _ in }) throws {
+        self.server = server ?? FakeXServer()
+        x = self.server.connect()
         if keepState {
             let path = directory ?? NSTemporaryDirectory() + "daemoncore-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -36,6 +39,7 @@ final class Harness {
         engine = try DaemonEngine(x: x, clock: clock, configuration: configuration, display: ":99",
                                   stateDirectory: stateDirectory, log: log, table: table)
         logSink = { lines }
+        beforeStart(engine)
         engine.start()
         settle()
     }

@@ -34,9 +34,10 @@ extension DesktopTestCase {
     /// Starts owner.py on `selection` with `targets` (name and bytes) and waits until it owns it.
     /// Starts Peers/owner.py owning `selection` with `targets`; `refuse` are listed in TARGETS but refused,
     /// and with `save` the owner asks the clipboard manager to save them (SAVE_TARGETS) and exits once answered.
+    /// `markedAsDaemon`: the owner's window is marked as that pasteboardd process's (on this host).
     func startTestOwner(_ selection: String = "CLIPBOARD", mode: String = "serve", windowClass: String? = nil,
                         then: [(String, [UInt8])] = [], refuse: [String] = [], save: Bool = false,
-                        targets: [(String, [UInt8])]) throws -> TestOwner {
+                        markedAsDaemon: Int32? = nil, targets: [(String, [UInt8])]) throws -> TestOwner {
         func specs(_ list: [(String, [UInt8])]) throws -> [String] {
             try list.map { name, bytes in
                 let path = desktop.home + "/owner-\(UUID().uuidString.prefix(8))"
@@ -50,7 +51,8 @@ extension DesktopTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [peer("owner.py"), selection, "--mode", mode] + (windowClass.map { ["--class", $0] } ?? [])
-            + thenOptions + refuse.flatMap { ["--refuse", $0] } + (save ? ["--save"] : []) + targetSpecs
+            + thenOptions + refuse.flatMap { ["--refuse", $0] } + (save ? ["--save"] : [])
+            + (markedAsDaemon.map { ["--mark-daemon", "\($0)"] } ?? []) + targetSpecs
         process.environment = desktop.environment
         let output = Pipe()
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")

@@ -195,3 +195,28 @@ final class FilterProcessTests: XCTestCase {
     }
 }
 
+
+final class ProcessIdentityTests: XCTestCase {
+    func testARunningProcessRunsAndAnEndedOneDoesNotEvenBeforeItIsReaped() throws {
+        XCTAssertTrue(ProcessIdentity.isRunning(ProcessIdentity.processID))
+        XCTAssertFalse(ProcessIdentity.isRunning(0), "0 names no one process")
+        XCTAssertFalse(ProcessIdentity.isRunning(-1))
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        let pid = try ChildProcess.spawn(argv: ["sh", "-c", "read line"], stdin: readEnd)
+        try readEnd.close()
+        XCTAssertTrue(ProcessIdentity.isRunning(pid), "waiting for its input")
+        try writeEnd.writeAll(Array("go\n".utf8))
+        try writeEnd.close()
+        // Ended, not yet reaped: a zombie (its state in /proc/PID/stat is Z).
+        let deadline = SystemClock().now() + .seconds(10)
+        func state() -> String? {
+            (try? FileSystem.readFile("/proc/\(pid)/stat", limit: 1024)).map { String(decoding: $0, as: UTF8.self) }?
+                .split(separator: ")").last?.split(separator: " ").first.map(String.init)
+        }
+        while state() != "Z" && SystemClock().now() < deadline { _ = try Poller.wait([], timeoutMilliseconds: 10) }
+        XCTAssertEqual(state(), "Z")
+        XCTAssertFalse(ProcessIdentity.isRunning(pid), "a zombie no longer runs")
+        XCTAssertEqual(try ChildProcess.wait(pid), .exited(0))
+        XCTAssertFalse(ProcessIdentity.isRunning(pid), "reaped: no such process")
+    }
+}

@@ -17,12 +17,15 @@ usage: owner.py SELECTION [--mode serve|silent] [--class WM_CLASS] [--then TARGE
                    print "replaced": the Wine destroy-then-own pattern
   --trigger PATH   the file whose appearance starts the replacement
   --refuse NAME    list NAME in TARGETS but refuse it (property None), as owners do for a target they fail
+  --mark-daemon PID  mark the owner window as pasteboardd PID's on this host (_PASTEBOARD_DAEMON, WM_CLIENT_MACHINE):
+                   the window a killed daemon leaves until the X server sees its connection close
   --save           once owning, ask the clipboard manager to save every target (SAVE_TARGETS, with the list
                    in a property, as GTK's gtk_clipboard_store does), serve its reads, print "saved" (or
                    "not saved" when refused) when it answers, and exit
 """
 import os
 import select
+import socket
 import sys
 
 from Xlib import X, Xatom, display
@@ -38,6 +41,7 @@ then = []
 trigger = None
 refused = []
 save = False
+daemon_pid = None
 while args and args[0].startswith("--"):
     if args[0] == "--mode":
         mode = args[1]
@@ -49,6 +53,8 @@ while args and args[0].startswith("--"):
         trigger = args[1]
     elif args[0] == "--refuse":
         refused.append(args[1])
+    elif args[0] == "--mark-daemon":
+        daemon_pid = int(args[1])
     elif args[0] == "--save":
         save = True
         args = args[1:]
@@ -74,6 +80,9 @@ def make_owner():
     w.change_attributes(event_mask=X.PropertyChangeMask)
     if wm_class:
         w.set_wm_class(wm_class.lower(), wm_class)
+    if daemon_pid is not None:
+        w.change_property(d.intern_atom("_PASTEBOARD_DAEMON"), Xatom.CARDINAL, 32, [daemon_pid])
+        w.change_property(d.intern_atom("WM_CLIENT_MACHINE"), Xatom.STRING, 8, socket.gethostname().encode())
     w.change_property(d.intern_atom("_OWNER_TIME"), Xatom.STRING, 8, b"")
     d.flush()
     while True:

@@ -218,9 +218,14 @@ def cmd_save_and_die(sel="CLIPBOARD"):
 
 
 def cmd_manager_owner():
-    """Prints the window that owns CLIPBOARD_MANAGER (0 for none)."""
+    """Prints the window that owns CLIPBOARD_MANAGER (0 for none) and, when a pasteboardd's, its process id
+    (_PASTEBOARD_DAEMON; null otherwise)."""
     owner = d.get_selection_owner(atom("CLIPBOARD_MANAGER"))
-    print(json.dumps({"owner": owner.id if owner else 0}))
+    pid = None
+    if owner:
+        mark = owner.get_full_property(atom("_PASTEBOARD_DAEMON"), Xatom.CARDINAL)
+        pid = mark.value[0] if mark and len(mark.value) else None
+    print(json.dumps({"owner": owner.id if owner else 0, "daemon": pid}))
 
 
 def cmd_timed(*specs):
