@@ -37,7 +37,7 @@ final class XWaylandRelay {
     /// `CLIPBOARD_MANAGER` owner is a window of that process (two round trips).
     static func find(on x: any XDisplay, compositor: Int32) -> XWaylandRelay? {
         let owner = x.selectionOwner(x.intern("CLIPBOARD_MANAGER"))
-        guard !owner.isNone, ClipboardManager.daemonPID(of: owner, x) == nil, x.clientProcessID(of: owner) == compositor else {
+        guard !owner.isNone, DaemonMark.read(from: owner, x) == nil, x.clientProcessID(of: owner) == compositor else {
             return nil
         }
         return XWaylandRelay(x: x, compositor: compositor, managerWindow: owner)
