@@ -3,6 +3,7 @@
 """Reads and writes the clipboard the way desktop toolkits do, for the tests: GTK 3 (PyGObject), Qt 5
 (PyQt5) and Tk. Readers print JSON. usage:
   toolkits.py gtk|qt|tk [SELECTION]      text and HTML
+  toolkits.py gtk-wayland                CLIPBOARD's text, HTML and RTF as a GTK 3 app on Wayland reads them
   toolkits.py gtk-own SELECTION TEXT     own SELECTION with TEXT through GTK
   toolkits.py qt-own SELECTION TEXT      own SELECTION with TEXT through Qt
   toolkits.py gtk-files                  the files on CLIPBOARD, as GTK apps read them
@@ -144,3 +145,37 @@ def qt_own(selection, text):
 
 if __name__ == "__main__" and sys.argv[1] == "qt-own":
     qt_own(*sys.argv[2:])
+
+
+def gtk_wayland():
+    """Reads CLIPBOARD as a GTK 3 application on the Wayland backend does: from a window of its own (a Wayland
+    client is told the seat's selection once it has a surface), text, HTML and RTF."""
+    import gi
+    gi.require_version("Gtk", "3.0")
+    gi.require_version("Gdk", "3.0")
+    from gi.repository import Gdk, GLib, Gtk
+    window = Gtk.Window(title="pasteboard-test-gtk-wayland")
+    window.show_all()
+    result = {}
+
+    def read():
+        clipboard = Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD)
+        ok, targets = clipboard.wait_for_targets()
+        contents = {}
+        for name in ("text/html", "text/rtf"):
+            data = clipboard.wait_for_contents(Gdk.Atom.intern(name, False))
+            contents[name] = data.get_data().decode("utf-8", "replace") if data and data.get_length() >= 0 else None
+        result.update({"backend": type(Gdk.Display.get_default()).__name__, "targets": [t.name() for t in targets] if ok else [],
+                       "text": clipboard.wait_for_text(), "html": contents["text/html"], "rtf": contents["text/rtf"]})
+        Gtk.main_quit()
+        return False
+
+    # The selection reaches a client with a mapped surface: read once the window is drawn.
+    window.connect("map-event", lambda *_: GLib.timeout_add(300, read) and False)
+    GLib.timeout_add(8000, Gtk.main_quit)
+    Gtk.main()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__" and sys.argv[1] == "gtk-wayland":
+    gtk_wayland()

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SystemSupport
+import TestSupport
+import XCTest
+
+/// A GTK 3 application on the Wayland backend reads what pasteboardd serves on the seat: an X copy (text, and an
+/// HTML copy as RTF, converted), and a Wayland copy kept once its copier exited. GTK reads through the seat's
+/// core data-device, as Wayland applications do — not data-control. (A GTK copy needs an input event's serial,
+/// which a headless sway without input devices never gives: Wayland copies here are wl-copy's.)
+final class WaylandToolkitTests: DesktopTestCase {
+    override class var startsDaemon: Bool { false }
+    nonisolated(unsafe) static var sway: Sway?
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if Self.sway == nil { Self.sway = try startSway() }
+        if desktop.daemon?.isRunning != true {
+            try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        }
+    }
+
+    override class func tearDown() {
+        super.tearDown()
+        sway?.stop()
+        sway = nil
+    }
+
+    /// A runner whose programs talk to the compositor only.
+    var wayland: Runner {
+        var environment = desktop.environment
+        environment["WAYLAND_DISPLAY"] = Self.sway!.socket
+        environment["DISPLAY"] = nil
+        environment["GDK_BACKEND"] = "wayland"
+        return Runner(environment: environment)
+    }
+
+    /// What the GTK 3 reader on Wayland read: backend, targets, text, html, rtf.
+    func gtkRead() throws -> [String: Any] {
+        let result = try wayland.run("/usr/bin/python3", [peer("toolkits.py"), "gtk-wayland"], timeout: 20)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] ?? [:]
+    }
+
+    func testAGTKWaylandAppPastesAnXCopyAndAnXHTMLCopyAsRTF() throws {
+        let text = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard"], input: Array("copied on X, pasted in GTK".utf8))
+        var read = try gtkRead()
+        XCTAssertEqual(read["backend"] as? String, "GdkWaylandDisplay", "GTK ran on Wayland")
+        XCTAssertEqual(read["text"] as? String, "copied on X, pasted in GTK")
+        stop(text)
+        let html = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", "text/html"],
+                                  input: Array("<p>rich <b>bold</b></p>".utf8))
+        try waitUntil(5, "the HTML copy is on the seat") {
+            (try self.wayland.run("wl-paste", ["-l"]).text).contains("text/rtf")
+        }
+        read = try gtkRead()
+        XCTAssertTrue((read["targets"] as? [String] ?? []).contains("text/rtf"), "\(read)")
+        XCTAssertEqual(read["html"] as? String, "<p>rich <b>bold</b></p>")
+        let rtf = try XCTUnwrap(read["rtf"] as? String, "\(read)")
+        XCTAssertTrue(rtf.hasPrefix("{\\rtf1"), rtf)
+        XCTAssertTrue(rtf.contains("\\b bold") || rtf.contains("\\b\\") || rtf.contains("{\\b "), rtf)
+        stop(html)
+    }
+
+    func testAGTKWaylandAppPastesAWaylandCopyKeptAfterItsCopierExited() throws {
+        let before = try count()
+        let copier = try wayland.start("wl-copy", ["--foreground"], stdin: Array("kept for GTK".utf8))
+        try waitUntil(5, "the copy is counted") { try count() == before + 1 }
+        try waitUntil(5, "the copy was read") { self.desktop.daemonLog.contains("read CLIPBOARD on") }
+        stop(copier)
+        try waitUntil(5, "the daemon took the seat over") { self.desktop.daemonLog.contains("took over CLIPBOARD on") }
+        let read = try gtkRead()
+        XCTAssertEqual(read["text"] as? String, "kept for GTK")
+        XCTAssertEqual(try count(), before + 1, "kept, not changed")
+    }
+}
