@@ -92,6 +92,28 @@ class XWaylandBridgeTestCase: DesktopTestCase {
         for process in owners { stop(process) }
     }
 
+    /// What a GTK 3 application on X (XWayland) reads of CLIPBOARD: text and HTML (`toolkits.py gtk`).
+    func gtkOnX() throws -> [String: Any] {
+        var environment = desktop.environment
+        environment["GDK_BACKEND"] = "x11"
+        let result = try Runner(environment: environment).run("/usr/bin/python3", [peer("toolkits.py"), "gtk"], timeout: 20)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] ?? [:]
+    }
+
+    /// A wl-copy HTML copy pastes in a GTK application on XWayland, text and HTML, one change, wl-copy left owning it.
+    func assertAGTKAppOnXPastesAWaylandHTMLCopy(file: StaticString = #filePath, line: UInt = #line) throws {
+        let start = try count()
+        let copier = try owner("wl-copy", ["--foreground", "-t", "text/html"], "<p>for <b>GTK</b> on X</p>")
+        try waitUntil(5, "the copy pastes in X") { self.xclipOut().contains("GTK") }
+        let read = try gtkOnX()
+        XCTAssertEqual(read["html"] as? String, "<p>for <b>GTK</b> on X</p>", "\(read)", file: file, line: line)
+        XCTAssertNotNil(read["text"] as? String, "\(read)", file: file, line: line)
+        XCTAssertEqual(try count(), start + 1, file: file, line: line)
+        XCTAssertTrue(copier.isRunning, "nobody took wl-copy's selection from it", file: file, line: line)
+        stop(copier)
+    }
+
     func assertFoundTheBridge(file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(desktop.daemonLog.contains("\(xwayland) is \(sway.socket)'s XWayland display"), desktop.daemonLog, file: file, line: line)
     }
@@ -139,6 +161,10 @@ final class XWaylandBridgeFocusedTests: XWaylandBridgeTestCase {
     func testCopiesBothWaysOverChurnAreEachCountedOnceWithNoEcho() throws {
         try churn(rounds: 5)
     }
+
+    func testAGTKAppOnXPastesAWaylandHTMLCopy() throws {
+        try assertAGTKAppOnXPastesAWaylandHTMLCopy()
+    }
 }
 
 /// An X window had the focus and is gone: the compositor's bridge owns CLIPBOARD on X for the seat's selection
@@ -173,5 +199,9 @@ final class XWaylandBridgeUnfocusedTests: XWaylandBridgeTestCase {
 
     func testCopiesBothWaysOverChurnAreEachCountedOnceWithNoEcho() throws {
         try churn(rounds: 5)
+    }
+
+    func testAGTKAppOnXPastesAWaylandHTMLCopy() throws {
+        try assertAGTKAppOnXPastesAWaylandHTMLCopy()
     }
 }
