@@ -46,12 +46,13 @@ RUN_PACKAGES := xvfb
 # and install (docs/testing.md). The SSH line: the real OpenSSH client and server RemoteTests forward the pasteboard
 # through (sshd runs per connection, started by the tests in a network namespace of their own: iproute2's ip).
 # The Wayland line: a headless sway (wlroots: wlr-data-control) run as nobody, wl-clipboard as the other Wayland
-# client, and wayland-scanner, which checks the committed protocol glue (protocols/wayland).
+# client, wtype (a virtual keyboard: the key press a GTK application on Wayland copies on, since a copy needs an
+# input event's serial), and wayland-scanner, which checks the committed protocol glue (protocols/wayland).
 TEST_PACKAGES := xvfb xserver-xephyr xclip xsel x11-utils python3-xlib python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk systemd man-db groff-base desktop-file-utils python3-pil lintian \
 	rofi suckless-tools fzf xdotool xterm emacs-gtk \
 	chromium firefox-esr libreoffice-writer python3-uno \
 	openssh-client openssh-server iproute2 \
-	sway wl-clipboard libwayland-bin xwayland x11-xserver-utils
+	sway wl-clipboard wtype libwayland-bin xwayland x11-xserver-utils
 # The benchmarks' anchors besides: python3-lz4 and python3-brotli are the compressors Debian's xpra recommends
 # (installed with it unless --no-install-recommends, as here), which it compresses clipboard contents with (else
 # zlib, and its "zlib is the only compressor enabled" warning): bench/displays.py measures xpra as apt installs it.

@@ -4,10 +4,10 @@ import SystemSupport
 import TestSupport
 import XCTest
 
-/// A GTK 3 application on the Wayland backend reads what pasteboardd serves on the seat: an X copy (text, and an
-/// HTML copy as RTF, converted), and a Wayland copy kept once its copier exited. GTK reads through the seat's
-/// core data-device, as Wayland applications do — not data-control. (A GTK copy needs an input event's serial,
-/// which a headless sway without input devices never gives: Wayland copies here are wl-copy's.)
+/// A GTK 3 application on the Wayland backend reads what pasteboardd serves on the seat — an X copy (text, and an
+/// HTML copy as RTF, converted), a Wayland copy kept once its copier exited — and copies: its copy pastes in X and
+/// is kept once it exits. GTK uses the seat's core data-device, as Wayland applications do, not data-control. A
+/// Wayland copy needs an input event's serial: wtype's virtual keyboard presses the key GTK copies on.
 final class WaylandToolkitTests: DesktopTestCase {
     override class var startsDaemon: Bool { false }
     nonisolated(unsafe) static var sway: Sway?
@@ -60,6 +60,26 @@ final class WaylandToolkitTests: DesktopTestCase {
         XCTAssertTrue(rtf.hasPrefix("{\\rtf1"), rtf)
         XCTAssertTrue(rtf.contains("\\b bold") || rtf.contains("\\b\\") || rtf.contains("{\\b "), rtf)
         stop(html)
+    }
+
+    func testAGTKWaylandCopyPastesInXCountedOnceAndIsKeptOnceItExits() throws {
+        _ = try requireTool("wtype", package: "wtype")
+        let before = try count()
+        let gtk = try wayland.start("/usr/bin/python3", [peer("toolkits.py"), "gtk-wayland-own", "copied in GTK on Wayland"], stdin: [])
+        addTeardownBlock { if gtk.isRunning { kill(gtk.processIdentifier, SIGTERM); gtk.waitUntilExit() } }
+        // The key press reaches the window once it is mapped and focused: pressed again until GTK copied.
+        try waitUntil(15, "GTK copied on a key press") {
+            _ = try? self.wayland.run("wtype", ["-s", "200", "c"], timeout: 5)
+            return try self.count() > before
+        }
+        try waitUntil(5, "xclip reads GTK's copy") { (try? self.run("xclip", ["-o", "-selection", "clipboard"], timeout: 5).text) == "copied in GTK on Wayland" }
+        XCTAssertEqual(try count(), before + 1, "one change for GTK's copy")
+        try waitUntil(5, "the copy was read") { self.desktop.daemonLog.contains("read CLIPBOARD on") }
+        stop(gtk)
+        try waitUntil(5, "the daemon took the seat over") { self.desktop.daemonLog.contains("took over CLIPBOARD on") }
+        XCTAssertEqual(try wayland.run("wl-paste", ["--no-newline"]).text, "copied in GTK on Wayland")
+        XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "copied in GTK on Wayland")
+        XCTAssertEqual(try count(), before + 1, "kept, not changed")
     }
 
     func testAGTKWaylandAppPastesAWaylandCopyKeptAfterItsCopierExited() throws {

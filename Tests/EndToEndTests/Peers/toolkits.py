@@ -4,6 +4,9 @@
 (PyQt5) and Tk. Readers print JSON. usage:
   toolkits.py gtk|qt|tk [SELECTION]      text and HTML
   toolkits.py gtk-wayland                CLIPBOARD's text, HTML and RTF as a GTK 3 app on Wayland reads them
+  toolkits.py gtk-wayland-own TEXT       a GTK 3 app on Wayland that copies TEXT when a key is pressed in its
+                                         window (a Wayland copy needs the serial of an input event: send one
+                                         with wtype); prints "copied" and serves until stopped by its PID
   toolkits.py gtk-own SELECTION TEXT     own SELECTION with TEXT through GTK
   toolkits.py qt-own SELECTION TEXT      own SELECTION with TEXT through Qt
   toolkits.py gtk-files                  the files on CLIPBOARD, as GTK apps read them
@@ -179,3 +182,25 @@ def gtk_wayland():
 
 if __name__ == "__main__" and sys.argv[1] == "gtk-wayland":
     gtk_wayland()
+
+
+def gtk_wayland_own(text):
+    import gi
+    gi.require_version("Gtk", "3.0")
+    gi.require_version("Gdk", "3.0")
+    from gi.repository import Gdk, Gtk
+    window = Gtk.Window(title="pasteboard-test-gtk-wayland-own")
+
+    def key(*_):
+        Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD).set_text(text, -1)
+        print("copied", flush=True)
+        return True
+
+    window.connect("key-press-event", key)
+    window.show_all()
+    print("ready", flush=True)
+    Gtk.main()
+
+
+if __name__ == "__main__" and sys.argv[1] == "gtk-wayland-own":
+    gtk_wayland_own(*sys.argv[2:])
