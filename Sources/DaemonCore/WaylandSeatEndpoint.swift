@@ -95,7 +95,9 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     private struct PipeRead {
         var offer: WaylandConnection.OfferID
-        var bytes: [UInt8] = []
+        /// What came so far, straight from the pipe into chunks: one array of exactly its size at the end, never
+        /// copied as it grows (`ChunkedBytes`).
+        let bytes = ChunkedBytes()
         var cap: Int
         var deadline: MonotonicInstant
         /// Syncs still to be answered, after the pipe ended, before the offer standing means the bytes are whole.
@@ -227,7 +229,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                     read.syncsLeft -= 1
                     awaitSync(read)
                 } else {
-                    read.completion(.data(read.bytes))
+                    read.completion(.data(read.bytes.take()))
                 }
             }
         }
@@ -435,18 +437,17 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private func readMore(_ fd: FileDescriptor) {
-        guard var read = reads[fd] else { return }
+        guard let read = reads[fd] else { return }
         while true {
-            switch (try? fd.readAvailable(max: 1 << 20)) ?? .endOfFile {
-            case .data(let bytes):
-                guard read.bytes.count + bytes.count <= read.cap else {
+            // One byte past the cap is enough to know it is over.
+            switch (try? read.bytes.read(from: fd, limit: min(read.cap - read.bytes.count, .max - 1) + 1)) ?? .endOfFile {
+            case .read:
+                guard read.bytes.count <= read.cap else {
                     reads[fd] = nil
                     try? fd.close()
                     return read.completion(.failed("the data is larger than the cap of \(read.cap) bytes"))
                 }
-                read.bytes += bytes
             case .wouldBlock:
-                reads[fd] = read
                 return
             case .endOfFile:
                 reads[fd] = nil
