@@ -65,6 +65,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         var tried = 0
         var representations: [Representation] = []
         var total = 0
+        /// Why the targets of the group under way that were tried gave nothing (kept only if none of them does).
+        var groupFailures: [SkippedRepresentation] = []
+        /// The groups that gave nothing, and why (for the log: never content).
+        var skipped: [SkippedRepresentation] = []
         /// The pipe of the read under way.
         var reading: FileDescriptor?
     }
@@ -335,7 +339,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard var snapshot = snapshots[name], snapshot.serial == serial else { return }
         snapshot.reading = nil
         var groupDone = false
-        if case .data(let bytes) = result {
+        switch result {
+        case .data(let bytes):
             switch policy.keep(target: target, replyType: nil, bytes: bytes, format: 8) {
             case .keep(let representation):
                 snapshot.representations.append(representation)
@@ -344,12 +349,19 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             case .keepAsGiven(let representation, _):
                 snapshot.representations.append(representation)
                 snapshot.total += representation.byteCount
-            case .leaveOut:
-                break
+                snapshot.groupFailures = []
+            case .leaveOut(let skipped):
+                snapshot.groupFailures.append(skipped)
             }
+        case .failed(let reason):
+            snapshot.groupFailures.append(SkippedRepresentation(PasteboardType(target), reason))
+        default:
+            break
         }
         snapshot.tried += 1
         if groupDone || snapshot.tried >= (snapshot.groups.first?.targets.count ?? 0) {
+            if !groupDone { snapshot.skipped += snapshot.groupFailures }
+            snapshot.groupFailures = []
             snapshot.groups.removeFirst()
             snapshot.tried = 0
         }
@@ -361,10 +373,14 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private func finish(_ snapshot: Snapshot, of name: PasteboardName) {
         guard current[name]?.serial == snapshot.serial else { return }
         let (item, _) = PasteboardItem.keeping(snapshot.representations)
-        guard let item else { return }
+        let leftOut = snapshot.skipped.isEmpty ? "" : "; left out: \(snapshot.skipped.summary())"
+        guard let item else {
+            if !snapshot.skipped.isEmpty { log.info("read \(name) on \(self.name): nothing kept\(leftOut)") }
+            return
+        }
         let content = PasteboardContent(items: [item])
         kept[name] = (snapshot.serial, content)
-        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes")
+        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes\(leftOut)")
         record?(name, content)
         // Its client may have gone while it was being read: the selection is empty, and it is set again now.
         if current[name]?.offer == nil { emptied(name) }
