@@ -403,7 +403,8 @@ def main():
     print(f"Each keeper started fresh for each value; {options.copies} copies by `wl-copy --foreground` each, kept once "
           f"the copier is gone. The stand-in for wl-clip-persist's approach is bench/tools/wlclip `persist` (Debian has no "
           f"wl-clip-persist): every offered MIME type read into memory at once, then the selection set to its own "
-          f"source. CPU: the keeper's threads (schedstat) per copy, median; memory: after the first and the last copy, "
+          f"source. CPU: the keeper's threads (schedstat) per copy, median (pasteboardd's read before each `pb status` that "
+          f"asks whether its writes are done); memory: after the first and the last copy, "
           f"above the keeper before the first; the copier: wl-copy with the children it forks (wait4): wl-copy 2.1 infers the type with `xdg-mime` and "
           f"serves each read by running `cat` on its buffer file, one read at a time.\n")
     print("| value | row | pasteboardd | stand-in (wl-clip-persist's approach) | ratio | aim: less than the eager read |")
