@@ -68,6 +68,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         var tried = 0
         var representations: [Representation] = []
         var total = 0
+        /// Why the targets of the group under way that were tried gave nothing (kept only if none of them does).
+        var groupFailures: [SkippedRepresentation] = []
+        /// The groups that gave nothing, and why (for the log: never content).
+        var skipped: [SkippedRepresentation] = []
         /// The pipe of the read under way.
         var reading: FileDescriptor?
     }
@@ -121,7 +125,9 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     private struct PipeRead {
         var offer: WaylandConnection.OfferID
-        var bytes: [UInt8] = []
+        /// What came so far, straight from the pipe into chunks: one array of exactly its size at the end, never
+        /// copied as it grows (`ChunkedBytes`).
+        let bytes = ChunkedBytes()
         var cap: Int
         var deadline: MonotonicInstant
         /// Syncs still to be answered, after the pipe ended, before the offer standing means the bytes are whole.
@@ -257,7 +263,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                     read.syncsLeft -= 1
                     awaitSync(read)
                 } else {
-                    read.completion(.data(read.bytes))
+                    read.completion(.data(read.bytes.take()))
                 }
             }
         }
@@ -387,7 +393,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard var snapshot = snapshots[name], snapshot.serial == serial else { return }
         snapshot.reading = nil
         var groupDone = false
-        if case .data(let bytes) = result {
+        switch result {
+        case .data(let bytes):
             switch policy.keep(target: target, replyType: nil, bytes: bytes, format: 8) {
             case .keep(let representation):
                 snapshot.representations.append(representation)
@@ -396,12 +403,19 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             case .keepAsGiven(let representation, _):
                 snapshot.representations.append(representation)
                 snapshot.total += representation.byteCount
-            case .leaveOut:
-                break
+                snapshot.groupFailures = []
+            case .leaveOut(let skipped):
+                snapshot.groupFailures.append(skipped)
             }
+        case .failed(let reason):
+            snapshot.groupFailures.append(SkippedRepresentation(PasteboardType(target), reason))
+        default:
+            break
         }
         snapshot.tried += 1
         if groupDone || snapshot.tried >= (snapshot.groups.first?.targets.count ?? 0) {
+            if !groupDone { snapshot.skipped += snapshot.groupFailures }
+            snapshot.groupFailures = []
             snapshot.groups.removeFirst()
             snapshot.tried = 0
         }
@@ -413,10 +427,14 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private func finish(_ snapshot: Snapshot, of name: PasteboardName) {
         guard current[name]?.serial == snapshot.serial else { return }
         let (item, _) = PasteboardItem.keeping(snapshot.representations)
-        guard let item else { return }
+        let leftOut = snapshot.skipped.isEmpty ? "" : "; left out: \(snapshot.skipped.summary())"
+        guard let item else {
+            if !snapshot.skipped.isEmpty { log.info("read \(name) on \(self.name): nothing kept\(leftOut)") }
+            return
+        }
         let content = PasteboardContent(items: [item])
         kept[name] = (snapshot.serial, content)
-        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes")
+        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes\(leftOut)")
         record?(name, content)
         // Its client may have gone while it was being read: the selection is empty, and it is set again now.
         if current[name]?.offer == nil { emptied(name) }
@@ -489,18 +507,17 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private func readMore(_ fd: FileDescriptor) {
-        guard var read = reads[fd] else { return }
+        guard let read = reads[fd] else { return }
         while true {
-            switch (try? fd.readAvailable(max: 1 << 20)) ?? .endOfFile {
-            case .data(let bytes):
-                guard read.bytes.count + bytes.count <= read.cap else {
+            // One byte past the cap is enough to know it is over.
+            switch (try? read.bytes.read(from: fd, limit: min(read.cap - read.bytes.count, .max - 1) + 1)) ?? .endOfFile {
+            case .read:
+                guard read.bytes.count <= read.cap else {
                     reads[fd] = nil
                     try? fd.close()
                     return read.completion(.failed("the data is larger than the cap of \(read.cap) bytes"))
                 }
-                read.bytes += bytes
             case .wouldBlock:
-                reads[fd] = read
                 return
             case .endOfFile:
                 reads[fd] = nil

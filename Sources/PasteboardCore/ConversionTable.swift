@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
+
 /// Which types exist, which carry the same content, and how to turn one into another — as data.
 ///
 /// The one answer to "given these offered types, to produce type T, read which one and convert how"
@@ -24,6 +26,11 @@ public struct ConversionTable: Sendable {
     private final class ConverterGraph: Sendable {
         let converters: [Converter]
         let from: [RepresentationFormat: [Converter]]
+        /// The cheapest paths searched so far (`cheapestPath`), which depend on nothing but the two formats and the
+        /// graph: at most two per pair of formats. Each served copy asks for a plan for every row (what it lists,
+        /// what it makes on request), the same few dozen searches each time: a quarter of the daemon's loop for
+        /// keeping a line of text, before they were kept (docs/performance.md).
+        let paths = Mutex<[PathKey: FoundPath]>([:])
 
         init(_ converters: [Converter]) {
             self.converters = converters
@@ -154,12 +161,34 @@ public struct ConversionTable: Sendable {
         return listed
     }
 
+    private struct PathKey: Hashable, Sendable {
+        var from: RepresentationFormat
+        var to: RepresentationFormat
+        var atLeastOneStep: Bool
+    }
+
+    /// A search's answer, kept: nil when nothing converts one format to the other.
+    private struct FoundPath: Sendable {
+        var path: [Converter]?
+    }
+
     /// The fewest-cost chain of converters from `source` to `target` (empty when they are the same format),
-    /// where an `invented` step may only come last and never after a `lossy` one. Formats are few: a plain
-    /// search is enough.
+    /// where an `invented` step may only come last and never after a `lossy` one: `searchPath`'s answer, searched
+    /// once per graph.
     private func cheapestPath(from source: RepresentationFormat, to target: RepresentationFormat,
                               atLeastOneStep: Bool = false) -> [Converter]? {
         if source == target && !atLeastOneStep { return [] }
+        let key = PathKey(from: source, to: target, atLeastOneStep: atLeastOneStep)
+        let graph = self.graph
+        if let found = graph.paths.withLock({ $0[key] }) { return found.path }
+        let path = searchPath(from: source, to: target, atLeastOneStep: atLeastOneStep, in: graph)
+        graph.paths.withLock { $0[key] = FoundPath(path: path) }
+        return path
+    }
+
+    /// `cheapestPath`, searched. Formats are few: a plain search is enough.
+    private func searchPath(from source: RepresentationFormat, to target: RepresentationFormat,
+                            atLeastOneStep: Bool, in graph: ConverterGraph) -> [Converter]? {
         // Dijkstra over (format, whether an invented step was taken); paths are short and the graph small.
         var best: [RepresentationFormat: (cost: Int, path: [Converter])] = [source: (0, [])]
         var frontier: [(RepresentationFormat, Int, [Converter])] = [(source, 0, [])]

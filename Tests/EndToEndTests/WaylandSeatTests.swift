@@ -184,6 +184,37 @@ final class WaylandSeatTests: DesktopTestCase {
         XCTAssertTrue(again.stdout == big, "exactly the bytes, from the file")
     }
 
+    /// A Wayland copy is kept up to its cap (`maxTextBytes` for a type that is neither text nor a picture): one of
+    /// exactly the cap outlives its client, whole; one byte more is left out, the log says so and why (never its
+    /// content), and the seat is empty once its client is gone.
+    func testAWaylandCopyIsKeptUpToItsCapAndLeftOutPastIt() throws {
+        desktop.stopDaemon()
+        let directory = desktop.home + "/config/pasteboard"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "{\"maxTextBytes\": 65536}".write(toFile: directory + "/config.json", atomically: true, encoding: .utf8)
+        try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        try FileManager.default.removeItem(atPath: directory + "/config.json")
+        addTeardownBlock { [desktop] in desktop.stopDaemon() }   // the next test starts one without the cap
+
+        let over = try wlCopy([UInt8](repeating: 0x6f, count: 65_537), ["--type", "application/octet-stream"])
+        try waitUntil(5, "the daemon left the copy out") {
+            self.desktop.daemonLog.contains("nothing kept; left out: application/octet-stream: the data is larger than the cap of 65536 bytes")
+        }
+        stop(over)
+        try waitUntil(5, "the seat is empty once its client is gone") {
+            try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).status != 0
+        }
+        XCTAssertFalse(desktop.daemonLog.contains("took over CLIPBOARD on"), "nothing to take over")
+
+        let whole = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
+        let owner = try wlCopy(whole, ["--type", "application/octet-stream"])
+        try waitUntil(5, "the daemon read it whole") { self.desktop.daemonLog.contains("1 types, 65536 bytes") }
+        stop(owner)
+        try waitUntil(5, "the daemon took it over") { self.desktop.daemonLog.contains("took over CLIPBOARD on") }
+        XCTAssertTrue(try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 5).stdout == whole,
+                      "exactly the bytes copied, after their copier is gone")
+    }
+
     /// A copier killed while the daemon reads its copy for an X reader: the reader is refused, never given the
     /// bytes that came before the kill as if they were the copy (Wayland says no size; the daemon asks the
     /// compositor whether the offer still stands before it answers).
