@@ -165,6 +165,26 @@ final class XWaylandBridgeFocusedTests: XWaylandBridgeTestCase {
     func testAGTKAppOnXPastesAWaylandHTMLCopy() throws {
         try assertAGTKAppOnXPastesAWaylandHTMLCopy()
     }
+
+    /// A third endpoint, the suite's Xvfb, joins: its copy is served on the seat by the daemon, and on XWayland by
+    /// the compositor's bridge from that seat source (the daemon does not take CLIPBOARD from the bridge), once.
+    func testACopyOnAnotherXDisplayPastesOnXWaylandAndTheSeatOnce() throws {
+        let other = desktop.xvfb.display
+        try pb("displays", "add", other)
+        defer { _ = try? pb("displays", "remove", other) }
+        try waitUntil(5, "the Xvfb is served") { try self.pb("displays").text.contains("\(other)\tconnected") }
+        let start = try count()
+        var environment = desktop.environment
+        environment["DISPLAY"] = other
+        let copier = try Runner(environment: environment).start("xclip", ["-quiet", "-i", "-selection", "clipboard"], stdin: Array("from the Xvfb".utf8))
+        addTeardownBlock { if copier.isRunning { kill(copier.processIdentifier, SIGTERM); copier.waitUntilExit() } }
+        try waitUntil(5, "the copy pastes on Wayland") { self.wlPaste() == "from the Xvfb" }
+        try waitUntil(5, "the copy pastes on XWayland") { self.xclipOut() == "from the Xvfb" }
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(try count(), start + 1)
+        XCTAssertTrue(copier.isRunning, "xclip on the Xvfb still owns its copy")
+        stop(copier)
+    }
 }
 
 /// An X window had the focus and is gone: the compositor's bridge owns CLIPBOARD on X for the seat's selection
