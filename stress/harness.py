@@ -9,6 +9,7 @@ hold; an exception or a failed check fails the scenario, and the run goes on wit
 """
 import json
 import os
+import pwd
 import resource
 import shutil
 import signal
@@ -118,19 +119,20 @@ class Xvfb:
 
 class Sway:
     """A private headless Wayland compositor: sway (wlroots: zwlr_data_control_manager_v1) with the headless
-    backend, no input devices, the pixman renderer and no XWayland, in a runtime directory of its own. sway refuses
-    to run as root, so under root it runs as nobody (setpriv) in a 0700 directory nobody owns; root's clients reach
-    its socket by its absolute path (`socket`, what WAYLAND_DISPLAY is set to)."""
+    backend, no input devices, the pixman renderer and XWayland only if asked for, in a runtime directory of its own.
+    sway refuses to run as root, so under root it runs as nobody (setpriv) in a 0700 directory nobody owns; root's
+    clients reach its socket by its absolute path (`socket`, what WAYLAND_DISPLAY is set to)."""
 
     NOBODY = 65534
 
-    def __init__(self, processes, work):
+    def __init__(self, processes, work, xwayland=False):
         self.processes = processes
+        self.xwayland = xwayland
         self.runtime = tempfile.mkdtemp(prefix="sway-", dir=work)
         os.chmod(work, 0o755)  # nobody passes through the scenario's directory to its own
         config = os.path.join(self.runtime, "config")
         with open(config, "w") as f:
-            f.write("output HEADLESS-1 resolution 640x480\nxwayland disable\n")
+            f.write("output HEADLESS-1 resolution 640x480\nxwayland " + ("enable" if xwayland else "disable") + "\n")
         argv = ["sway", "-c", config]
         if os.getuid() == 0:
             os.chown(self.runtime, self.NOBODY, self.NOBODY)
@@ -148,6 +150,26 @@ class Sway:
                                     capture_output=True, timeout=10)
             return result.returncode in (0, 1) and b"connect" not in result.stderr.lower()
         wait_until(answers, 10, what="sway's seat")
+
+    def xwayland_display(self):
+        """The XWayland display sway serves (started on demand), opened to this user: asked of sway through its IPC
+        socket (`swaymsg exec` runs a script with sway's own DISPLAY, which also runs `xhost +si:localuser:`)."""
+        ipc = wait_until(lambda: [n for n in os.listdir(self.runtime) if n.startswith("sway-ipc.")], 10, what="sway's IPC socket")
+        answer = os.path.join(self.runtime, "xwayland-display")
+        script = os.path.join(self.runtime, "xwayland-display.sh")
+        user = pwd.getpwuid(os.getuid()).pw_name
+        with open(script, "w") as f:
+            f.write(f"xhost +si:localuser:{user} >/dev/null 2>&1\necho \"$DISPLAY\" > {answer}.part && mv {answer}.part {answer}\n")
+        os.chmod(script, 0o644)
+        subprocess.run(["swaymsg", "-s", os.path.join(self.runtime, ipc[0]), "exec", "sh " + script],
+                       env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=10, check=True)
+        def said():
+            try:
+                with open(answer) as f:
+                    return f.read().strip() or None
+            except FileNotFoundError:
+                return None
+        return wait_until(said, 10, what="sway's XWayland display")
 
     def stop(self, sig=signal.SIGTERM):
         return self.processes.stop(self.process, sig)
@@ -352,8 +374,8 @@ class Context:
     def xvfb(self, display_number=None):
         return Xvfb(self.processes, self.work, display_number)
 
-    def sway(self):
-        return Sway(self.processes, self.work)
+    def sway(self, xwayland=False):
+        return Sway(self.processes, self.work, xwayland)
 
     def daemon(self, display, **kwargs):
         return Daemon(self, display, **kwargs)

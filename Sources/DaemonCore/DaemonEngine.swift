@@ -212,7 +212,10 @@ public final class DaemonEngine {
             guard let relay = XWaylandRelay.find(on: side.x, compositor: compositor) else { continue }
             side.attach(relay)
             wayland.relayDisplay = .init(id: side.id, xHasFocus: { [weak relay] in relay?.xHasFocus ?? false },
-                                         awaitsToken: { [weak side] name in side?.awaitsToken(name) ?? false })
+                                         awaitsToken: { [weak side, weak bridge] name in
+                guard let side else { return false }
+                return side.awaitsToken(name) || bridge?.holdsOffer(of: name, from: side.id) == true
+            }, kept: { [weak side] name, serial in side?.keptContent(of: name, serial: serial) })
             side.onKeptWhole = { [weak side, weak wayland] name in
                 guard let side, let wayland, let content = side.keptContent(of: name) else { return }
                 wayland.relayKept(name, content)

@@ -214,7 +214,13 @@ final class PasteboardEngine {
                 return
             }
             lastSerial[endpoint] = offer.serial
-            guard admit(offer, count: count) else { return }
+            guard admit(offer, count: count) else {
+                // Held back, it is still a change: every side counts on from it now (else the next copy elsewhere
+                // would take the same number), and is served it when the valve lets it through.
+                let total = raise(name, to: count)
+                for other in others(than: endpoint) { other.adopt(count: total, for: name) }
+                return
+            }
             pass(offer, count: count)
             return
         }
@@ -297,6 +303,9 @@ final class PasteboardEngine {
             fetch.completion(result)
         }
     }
+
+    /// True while the valve holds back an offer of `name` from `origin` (it reaches the other sides later).
+    func holdsOffer(of name: PasteboardName, from origin: EndpointID) -> Bool { valves[origin]?.held[name] != nil }
 
     /// Fetches under way, for `pb status`.
     var fetchesInFlight: Int { fetches.count }

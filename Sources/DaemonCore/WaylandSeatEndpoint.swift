@@ -83,8 +83,11 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         var id: EndpointID
         /// True while an X window has the focus (the bridge carries X copies to the seat then).
         var xHasFocus: () -> Bool
-        /// True while a copy counted there waits for its targets (its token).
+        /// True while a copy counted there has not reached this seat yet: its targets (its token) are being read,
+        /// or the engine's valve holds its offer back.
         var awaitsToken: (PasteboardName) -> Bool
+        /// What it read whole of its copy `serial` of a pasteboard, if it did.
+        var kept: (PasteboardName, UInt64) -> PasteboardContent?
     }
     /// Per pasteboard, the MIME types of the bridge's source for the relay display's X copy, while it is expected.
     private var expectedRelay: [PasteboardName: Set<String>] = [:]
@@ -536,7 +539,13 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         adopt(count: count, for: offer.pasteboard)
         guard pasteboards.contains(offer.pasteboard) else { return }
         supersede(offer.pasteboard)
-        if let relayDisplay, offer.origin == relayDisplay.id, relayShown(offer, focused: relayDisplay.xHasFocus()) { return }
+        var offer = offer
+        if let relayDisplay, offer.origin == relayDisplay.id {
+            let focused = relayDisplay.xHasFocus()
+            // Read whole already (its offer may reach the seat after the read ended: the engine's valve held it).
+            if !focused, offer.content == nil, let kept = relayDisplay.kept(offer.pasteboard, offer.serial) { offer.content = kept }
+            if relayShown(offer, focused: focused) { return }
+        }
         var remote: ServedContent.RemoteTypes?
         if offer.content == nil {
             let name = offer.pasteboard, serial = offer.serial, origin = offer.origin, me = id

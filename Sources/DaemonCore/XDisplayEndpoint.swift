@@ -321,6 +321,11 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         return mirrors[name] == nil ? service.content(of: name) : nil
     }
 
+    /// What this display holds of its offer `serial` of `name` with its bytes, if that offer is still its current one.
+    func keptContent(of name: PasteboardName, serial: UInt64) -> PasteboardContent? {
+        offered[name]?.serial == serial ? keptContent(of: name) : nil
+    }
+
     /// What this display's current change of `name` is when another application owns it there, as content to
     /// answer a client without a display of its own from: what the manager read of it (bytes at hand), else
     /// its offered types fetched from the live owner on request; nil when the daemon serves it here itself,

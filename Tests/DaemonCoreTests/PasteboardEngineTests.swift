@@ -230,4 +230,18 @@ final class PasteboardEngineTests: XCTestCase {
         XCTAssertEqual(b.served[.general]?.types.map(\.rawValue), ["newest"], "nothing lost: the newest passes")
         XCTAssertEqual(b.counts[.general], burst + 2)
     }
+
+    /// Found by `make stress`'s xwayland churn (50 copies a second): a held offer is still a change, so the other
+    /// sides count on from it at once — else the next copy on another side took the same number and one copy was
+    /// lost from the count.
+    func testAHeldOffersCountIsEverySidesAtOnce() {
+        let burst = UInt64(PasteboardEngine.offerBurst)
+        for serial in 1...burst {
+            engine.changed(.general, on: a.id, count: serial, .offered(offer(serial, from: a)))
+        }
+        engine.changed(.general, on: a.id, count: burst + 1, .offered(offer(burst + 1, from: a)))
+        XCTAssertEqual(b.served[.general]?.serial, burst, "held back")
+        XCTAssertEqual(b.counts[.general], burst + 1, "but counted on the other side already")
+        XCTAssertEqual(engine.counts[.general], burst + 1)
+    }
 }
