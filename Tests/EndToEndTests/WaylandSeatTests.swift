@@ -4,35 +4,41 @@ import SystemSupport
 import TestSupport
 import XCTest
 
-/// X and Wayland applications share one pasteboard: pasteboardd serves the suite's Xvfb and a headless sway's
-/// seat (`--wayland`, through wlr-data-control), and wl-clipboard on the Wayland side and xclip on the X side
-/// copy on one and paste on the other — text, HTML converted on the way, one change per copy.
-final class WaylandSeatTests: DesktopTestCase {
+/// A suite with its own headless sway beside its Xvfb, and pasteboardd serving both (`--wayland` the sway socket):
+/// one sway per class, stopped with it.
+class SeatTestCase: DesktopTestCase {
     override class var startsDaemon: Bool { false }
-    nonisolated(unsafe) static var sway: Sway?
+    nonisolated(unsafe) static var sways: [ObjectIdentifier: Sway] = [:]
+
+    var sway: Sway { Self.sways[ObjectIdentifier(Self.self)]! }
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if Self.sway == nil { Self.sway = try startSway() }
+        if Self.sways[ObjectIdentifier(Self.self)] == nil { Self.sways[ObjectIdentifier(Self.self)] = try startSway() }
         if desktop.daemon?.isRunning != true {
-            try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+            try desktop.startDaemon(arguments: ["--wayland", sway.socket], logging: true)
         }
     }
 
     override class func tearDown() {
         super.tearDown()
-        sway?.stop()
-        sway = nil
+        sways.removeValue(forKey: ObjectIdentifier(self))?.stop()
     }
 
-    /// A runner whose programs talk to the compositor (and not to any X display).
+    /// A runner whose programs talk to the compositor (and not to any X display; GTK on its Wayland backend).
     var wayland: Runner {
         var environment = desktop.environment
-        environment["WAYLAND_DISPLAY"] = Self.sway!.socket
+        environment["WAYLAND_DISPLAY"] = sway.socket
         environment["DISPLAY"] = nil
+        environment["GDK_BACKEND"] = "wayland"
         return Runner(environment: environment)
     }
+}
 
+/// X and Wayland applications share one pasteboard: pasteboardd serves the suite's Xvfb and a headless sway's
+/// seat (`--wayland`, through wlr-data-control), and wl-clipboard on the Wayland side and xclip on the X side
+/// copy on one and paste on the other — text, HTML converted on the way, one change per copy.
+final class WaylandSeatTests: SeatTestCase {
     /// `wl-copy --foreground` owning the seat's selection until stopped by its PID.
     func wlCopy(_ bytes: [UInt8], _ arguments: [String] = []) throws -> Process {
         let process = try wayland.start("wl-copy", ["--foreground"] + arguments, stdin: bytes)
@@ -43,7 +49,7 @@ final class WaylandSeatTests: DesktopTestCase {
     func testTheDaemonSaysWhichProtocolItBound() throws {
         try waitUntil(5, "the daemon logged the Wayland seat") { self.desktop.daemonLog.contains("serving the Wayland seat of") }
         XCTAssertTrue(desktop.daemonLog.contains("wlr-data-control-unstable-v1 version 2"), desktop.daemonLog)
-        XCTAssertEqual(try status()["wayland"], Self.sway!.socket + " (wlr-data-control-unstable-v1 version 2)", "pb status says it")
+        XCTAssertEqual(try status()["wayland"], sway.socket + " (wlr-data-control-unstable-v1 version 2)", "pb status says it")
     }
 
     func testAWaylandCopyPastesInXAndCountsOnce() throws {
@@ -152,10 +158,10 @@ final class WaylandSeatTests: DesktopTestCase {
     func testACompositorKilledAndRestartedIsServedAgain() throws {
         let owner = try wlCopy(Array("before the crash".utf8))
         try waitUntil(5, "the daemon read it") { try pb("history", "list").text.contains("before the crash") }
-        let socket = Self.sway!.socket
-        try Self.sway!.restart()
+        let socket = sway.socket
+        try sway.restart()
         owner.waitUntilExit()   // wl-copy ends with its compositor
-        XCTAssertEqual(Self.sway!.socket, socket, "the same socket")
+        XCTAssertEqual(sway.socket, socket, "the same socket")
         try waitUntil(5, "the daemon noticed") { self.desktop.daemonLog.contains("lost the Wayland compositor") }
         XCTAssertEqual(try run("xclip", ["-o", "-selection", "clipboard"]).text, "before the crash", "kept, served on X")
         try waitUntil(15, "the daemon is back on the compositor") { self.desktop.daemonLog.contains("is back") }
@@ -192,7 +198,7 @@ final class WaylandSeatTests: DesktopTestCase {
         let directory = desktop.home + "/config/pasteboard"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "{\"maxTextBytes\": 65536}".write(toFile: directory + "/config.json", atomically: true, encoding: .utf8)
-        try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        try desktop.startDaemon(arguments: ["--wayland", sway.socket], logging: true)
         try FileManager.default.removeItem(atPath: directory + "/config.json")
         addTeardownBlock { [desktop] in desktop.stopDaemon() }   // the next test starts one without the cap
 

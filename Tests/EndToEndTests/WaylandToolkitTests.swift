@@ -8,33 +8,7 @@ import XCTest
 /// HTML copy as RTF, converted), a Wayland copy kept once its copier exited — and copies: its copy pastes in X and
 /// is kept once it exits. GTK uses the seat's core data-device, as Wayland applications do, not data-control. A
 /// Wayland copy needs an input event's serial: wtype's virtual keyboard presses the key GTK copies on.
-final class WaylandToolkitTests: DesktopTestCase {
-    override class var startsDaemon: Bool { false }
-    nonisolated(unsafe) static var sway: Sway?
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if Self.sway == nil { Self.sway = try startSway() }
-        if desktop.daemon?.isRunning != true {
-            try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
-        }
-    }
-
-    override class func tearDown() {
-        super.tearDown()
-        sway?.stop()
-        sway = nil
-    }
-
-    /// A runner whose programs talk to the compositor only.
-    var wayland: Runner {
-        var environment = desktop.environment
-        environment["WAYLAND_DISPLAY"] = Self.sway!.socket
-        environment["DISPLAY"] = nil
-        environment["GDK_BACKEND"] = "wayland"
-        return Runner(environment: environment)
-    }
-
+final class WaylandToolkitTests: SeatTestCase {
     /// What the GTK 3 reader on Wayland read: backend, targets, text, html, rtf.
     func gtkRead() throws -> [String: Any] {
         let result = try wayland.run("/usr/bin/python3", [peer("toolkits.py"), "gtk-wayland"], timeout: 20)
