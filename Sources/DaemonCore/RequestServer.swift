@@ -318,11 +318,13 @@ final class RequestServer {
     // MARK: - Conversions finishing, content changing, time passing
 
     /// Answers what waits for a conversion or a fetch that has ended (the conversions' results are handed
-    /// to their content first: `Conversions.takeFinished`).
+    /// to their content first: `Conversions.takeFinished`). The answers are sent at once: a fetch ends while
+    /// another display's events are handled, and the requestor need not wait for the rest of the loop's turn.
     func retryParked() {
         let requests = parkedRequests
         parkedRequests = []
         for parked in requests where !tryAnswer(parked) { parkedRequests.append(parked) }
+        if parkedRequests.count < requests.count { x.flush() }
         let reads = parkedReads
         parkedReads = []
         for parked in reads where !tryRead(parked) { parkedReads.append(parked) }

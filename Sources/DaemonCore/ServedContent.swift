@@ -87,6 +87,8 @@ final class ServedContent {
         for type in remote?.types ?? [] where !types.contains(type) { types.append(type) }
         offeredTypes = types
         let convertible = types.filter { unreadable[$0] == nil }
+        offeredSources = convertible
+        offeredFamilies = Set(convertible.compactMap { table.family(of: $0) })
         let listedTypes = table.advertisedTypes(for: types, derivingFrom: convertible)
         let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: convertible) != nil }
         let all = listedTypes + onRequest
@@ -101,6 +103,9 @@ final class ServedContent {
 
     /// The types the source offers: the content's and the remote ones.
     let offeredTypes: [PasteboardType]
+    /// Those a plan may read (not the unreadable pictures), and their families: `sources`, made once.
+    private let offeredSources: [PasteboardType]
+    private let offeredFamilies: Set<TypeFamily>
 
     /// True when some type's bytes are fetched from another endpoint.
     var isRemote: Bool { remote != nil }
@@ -272,11 +277,10 @@ final class ServedContent {
     /// source gave itself (its own is at hand and keeps the most: a WebP of a JPEG copy is made from the
     /// JPEG, lossy, not from a PNG derived from it).
     private var sources: [PasteboardType] {
-        var types = offeredTypes.filter { unreadablePictures[$0] == nil }
-        let families = Set(types.compactMap { table.family(of: $0) })
+        var types = offeredSources
         for (type, state) in derived {
             if case .ready(let representation, let invented) = state, !invented, representation.type == type,
-               !(table.family(of: type).map(families.contains) ?? false) {
+               !(table.family(of: type).map(offeredFamilies.contains) ?? false) {
                 types.append(type)
             }
         }

@@ -454,6 +454,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
                 }
             }
         })
+        // Sent now, not at the end of the loop's turn: a reader on another display waits for this.
+        x.flush()
     }
 
     private func endLiveRead(_ pasteboard: PasteboardName, _ result: FetchResult) {
