@@ -38,7 +38,11 @@ public final class Logger {
     public func warning(_ message: String) { log(.warning, message) }
     public func notice(_ message: String) { log(.notice, message) }
     public func info(_ message: String) { log(.info, message) }
-    public func debug(_ message: String) { log(.debug, message) }
+    /// The message is made only when debug lines are written (`--verbose`): a line per request costs nothing otherwise.
+    public func debug(_ message: @autoclosure () -> String) {
+        guard threshold >= .debug else { return }
+        log(.debug, message())
+    }
 
     /// Logs the first few occurrences of a recurring event (keyed by `key`), then one line per
     /// thousand, so that a hostile peer cannot flood the journal.

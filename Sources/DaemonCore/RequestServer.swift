@@ -82,8 +82,12 @@ final class RequestServer {
     var parkedCount: Int { parkedRequests.count + parkedReads.count }
 
     var nextDeadline: MonotonicInstant? {
-        (parkedRequests.map(\.deadline) + parkedReads.map(\.deadline)).min()
+        (parkedRequests.map(\.deadline) + parkedReads.map(\.deadline) + [readAhead?.aheadDeadline].compactMap { $0 }).min()
     }
+
+    /// The content whose plain text was last read ahead of a request (`ServedContent.fetchAhead`), so that what
+    /// no request took is dropped at its deadline.
+    private var readAhead: ServedContent?
 
     private var services: ConversionServices {
         ConversionServices(codePages: Conversions.systemCodePages, compoundText: x, images: Conversions.imageCodec,
@@ -179,6 +183,7 @@ final class RequestServer {
     /// Answers `parked` if every value it needs is at hand (starting the conversions it lacks); false
     /// when it must wait.
     private func tryAnswer(_ parked: ParkedRequest, timedOut: Bool = false) -> Bool {
+        parked.served.dropStaleAhead(now: clock.now())
         var waiting = false
         var values: [Atom: PropertyValue] = [:]
         for target in contentTargets(of: parked) where values[target] == nil {
@@ -201,6 +206,11 @@ final class RequestServer {
         let reader: ContentSource?? = onRead != nil && watchesReads() && !contentTargets(of: parked).isEmpty
             ? .some(source(of: parked.request.requestor)) : nil
         executor.execute(plan, for: parked.request)
+        if parked.request.target == x.atoms.targets, !plan.isRefused, parked.served.isRemote {
+            // A toolkit asks for text next: the answer goes out first, then the origin's text is read ahead.
+            x.flush()
+            if parked.served.fetchAhead(now: clock.now()) { readAhead = parked.served }
+        }
         if timedOut {
             log.limited(.info, key: "conversion-timeout", "refused a request from \(parked.request.requestor): its conversion took longer than \(conversionTimeout)")
         }
@@ -278,6 +288,7 @@ final class RequestServer {
 
     private func tryRead(_ parked: ParkedRead, timedOut: Bool = false) -> Bool {
         defer { logFailures(of: parked.served, on: parked.selection) }
+        parked.served.dropStaleAhead(now: clock.now())
         var failed: [(String, String)] = []
         for type in parked.types {
             switch parked.served.lookup(x.intern(type), services: services) {
@@ -318,11 +329,13 @@ final class RequestServer {
     // MARK: - Conversions finishing, content changing, time passing
 
     /// Answers what waits for a conversion or a fetch that has ended (the conversions' results are handed
-    /// to their content first: `Conversions.takeFinished`).
+    /// to their content first: `Conversions.takeFinished`). The answers are sent at once: a fetch ends while
+    /// another display's events are handled, and the requestor need not wait for the rest of the loop's turn.
     func retryParked() {
         let requests = parkedRequests
         parkedRequests = []
         for parked in requests where !tryAnswer(parked) { parkedRequests.append(parked) }
+        if parkedRequests.count < requests.count { x.flush() }
         let reads = parkedReads
         parkedReads = []
         for parked in reads where !tryRead(parked) { parkedReads.append(parked) }
@@ -332,6 +345,7 @@ final class RequestServer {
     /// refused and its conversions not started are dropped.
     func contentEnded(_ served: ServedContent) {
         conversions.cancel(for: served)
+        if readAhead === served { readAhead = nil }
         let requests = parkedRequests.filter { $0.served === served }
         parkedRequests.removeAll { $0.served === served }
         for parked in requests { executor.refuse(parked.request) }
@@ -340,8 +354,12 @@ final class RequestServer {
         for parked in reads { parked.completion(.notHeld) }
     }
 
-    /// Refuses what waited longer than the conversion timeout.
+    /// Refuses what waited longer than the conversion timeout; drops text read ahead that no request took.
     func expire(now: MonotonicInstant) {
+        if let served = readAhead {
+            served.dropStaleAhead(now: now)
+            if served.aheadDeadline == nil { readAhead = nil }
+        }
         let requests = parkedRequests
         parkedRequests = []
         for parked in requests {

@@ -16,7 +16,10 @@ import XTypes
 ///
 /// Content served on behalf of another endpoint (`RemoteTypes`) has types without bytes: a type asked for —
 /// or a source a derived type needs — is fetched from the origin the first time (`Lookup.converting` while it
-/// comes; `onFetched` then says to look again) and kept for the rest of this change.
+/// comes; `onFetched` then says to look again) and kept for the rest of this change. A reader that asks TARGETS
+/// first (Qt, Chromium, Firefox) usually asks for text next: `fetchAhead` starts reading the origin's plain text
+/// then, so that request finds it read or on its way; bytes read ahead that nobody asks for within
+/// `fetchAheadWindow` are dropped, and a later request reads the origin again.
 final class ServedContent {
     /// What is served. Its large representations may stay in a file (`Representation.source`: restored from
     /// the disk, or adopted once written there); they are sent from it, a chunk at a time.
@@ -49,6 +52,16 @@ final class ServedContent {
         var types: [PasteboardType]
         /// Starts fetching one type; the completion runs once, on the loop's thread.
         var fetch: (PasteboardType, @escaping (FetchResult) -> Void) -> Void
+        /// Whether the plain text may be read before a reader asks for it (`fetchAhead`): for another display's
+        /// live owner, never for a provider that makes a type only when a reader asks for it.
+        var readsAhead = false
+
+        init(types: [PasteboardType], readsAhead: Bool = false,
+             fetch: @escaping (PasteboardType, @escaping (FetchResult) -> Void) -> Void) {
+            self.types = types
+            self.readsAhead = readsAhead
+            self.fetch = fetch
+        }
     }
 
     private enum Fetched {
@@ -62,6 +75,28 @@ final class ServedContent {
     private var fetched: [PasteboardType: Fetched] = [:]
     /// Called when a fetch ended: whatever waits for this content looks again.
     var onFetched: (() -> Void)?
+
+    /// How long plain text read ahead of a request (`fetchAhead`) waits for it: a toolkit asks for the type
+    /// within milliseconds of its TARGETS; past this the bytes are let go, and a request reads the origin again.
+    static let fetchAheadWindow: Duration = .milliseconds(200)
+    /// The largest value read ahead that is kept for the request (a larger one is let go, and this content is
+    /// read ahead no more).
+    static let fetchAheadCap = 1 << 20
+
+    /// Plain text read ahead of a request: the type, until when it waits for one, and whether a request
+    /// asked for it while it was on its way (it is then that request's fetch, kept as any other).
+    private struct Ahead {
+        var type: PasteboardType
+        var until: MonotonicInstant
+        var bytes: [UInt8]?
+        var claimed = false
+        /// Which read ahead this is: one dropped may still end after another started.
+        var number: UInt64
+    }
+    private var ahead: Ahead?
+    private var aheadCount: UInt64 = 0
+    /// Reading ahead gave more than `fetchAheadCap`, or failed: not tried again for this content.
+    private var aheadSpent = false
 
     /// What a requestor asking for a target gets now.
     enum Lookup {
@@ -87,6 +122,8 @@ final class ServedContent {
         for type in remote?.types ?? [] where !types.contains(type) { types.append(type) }
         offeredTypes = types
         let convertible = types.filter { unreadable[$0] == nil }
+        offeredSources = convertible
+        offeredFamilies = Set(convertible.compactMap { table.family(of: $0) })
         let listedTypes = table.advertisedTypes(for: types, derivingFrom: convertible)
         let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: convertible) != nil }
         let all = listedTypes + onRequest
@@ -101,6 +138,9 @@ final class ServedContent {
 
     /// The types the source offers: the content's and the remote ones.
     let offeredTypes: [PasteboardType]
+    /// Those a plan may read (not the unreadable pictures), and their families: `sources`, made once.
+    private let offeredSources: [PasteboardType]
+    private let offeredFamilies: Set<TypeFamily>
 
     /// True when some type's bytes are fetched from another endpoint.
     var isRemote: Bool { remote != nil }
@@ -208,32 +248,92 @@ final class ServedContent {
             return .refused
         case .ready, nil: break
         }
+        if let read = ahead, read.type == source {
+            if let bytes = read.bytes {
+                // Read ahead for this request: the lookup takes it at once.
+                ahead = nil
+                fetched[source] = .ready(bytes)
+            } else {
+                // On its way: this request's fetch now.
+                ahead?.claimed = true
+                fetched[source] = .fetching
+            }
+            return .converting
+        }
         fetched[source] = .fetching
         var answeredAtOnce = true
         remote.fetch(source) { [weak self] result in
             guard let self else { return }
-            switch result {
-            case .data(let bytes): self.fetched[source] = .ready(bytes)
-            case .failed(let reason): self.fetched[source] = .failed(reason)
-            case .arriving(let bytes):
-                self.fetched[source] = .arriving(bytes)
-                // Once all in, it is kept as any fetched value (and what waits to convert it looks again).
-                bytes.whenEnded { [weak self] whole in
-                    guard let self, case .arriving(let current)? = self.fetched[source], current === bytes else { return }
-                    switch whole {
-                    case .data(let all): self.fetched[source] = .ready(all)
-                    case .failed(let reason): self.fetched[source] = .failed(reason)
-                    case .arriving: return
-                    }
-                    self.onFetched?()
-                }
-            }
+            self.store(result, for: source)
             // An answer within the call is used by the lookup itself; a later one wakes what waits.
             if !answeredAtOnce { self.onFetched?() }
         }
         answeredAtOnce = false
         if case .failed = fetched[source] { return awaitRemote(source, for: wanted) }
         return .converting
+    }
+
+    /// Keeps what a fetch of `source` gave, for this change.
+    private func store(_ result: FetchResult, for source: PasteboardType) {
+        switch result {
+        case .data(let bytes): fetched[source] = .ready(bytes)
+        case .failed(let reason): fetched[source] = .failed(reason)
+        case .arriving(let bytes):
+            fetched[source] = .arriving(bytes)
+            // Once all in, it is kept as any fetched value (and what waits to convert it looks again).
+            bytes.whenEnded { [weak self] whole in
+                guard let self, case .arriving(let current)? = self.fetched[source], current === bytes else { return }
+                switch whole {
+                case .data(let all): self.fetched[source] = .ready(all)
+                case .failed(let reason): self.fetched[source] = .failed(reason)
+                case .arriving: return
+                }
+                self.onFetched?()
+            }
+        }
+    }
+
+    /// Starts reading the origin's plain text — the type UTF8_STRING is served from — ahead of a request for it,
+    /// when that is fetched from another endpoint that allows it (`RemoteTypes.readsAhead`) and not read yet (one read ahead at a time; not again once one
+    /// came too large). It waits for a request until `now + fetchAheadWindow`: a request within that takes it
+    /// (or waits for it, when still on its way); past that it is dropped (`dropStaleAhead`). True when it started.
+    @discardableResult
+    func fetchAhead(now: MonotonicInstant) -> Bool {
+        guard let remote, remote.readsAhead, ahead == nil, !aheadSpent,
+              let source = table.plan(producing: .utf8String, from: sources)?.source,
+              table.family(of: source) == .plainText, remote.types.contains(source),
+              fetched[source] == nil, data(for: source) == nil else { return false }
+        aheadCount += 1
+        let number = aheadCount
+        ahead = Ahead(type: source, until: now + Self.fetchAheadWindow, number: number)
+        remote.fetch(source) { [weak self] result in
+            guard let self, let read = self.ahead, read.number == number else { return }   // dropped meanwhile
+            if read.claimed {
+                self.ahead = nil
+                self.store(result, for: source)
+                self.onFetched?()
+            } else if case .data(let bytes) = result, bytes.count <= Self.fetchAheadCap {
+                self.ahead?.bytes = bytes
+            } else {
+                // Too large to hold for a request that may not come (or failed): let go, and not tried again.
+                self.ahead = nil
+                self.aheadSpent = true
+            }
+        }
+        return true
+    }
+
+    /// When what was read ahead stops waiting for a request (nil: nothing waits).
+    var aheadDeadline: MonotonicInstant? {
+        guard let ahead, !ahead.claimed else { return nil }
+        return ahead.until
+    }
+
+    /// Drops what was read ahead (or is on its way) that no request asked for by its deadline: the next request
+    /// reads the origin again.
+    func dropStaleAhead(now: MonotonicInstant) {
+        guard let read = ahead, !read.claimed, read.until <= now else { return }
+        ahead = nil
     }
 
     /// The bytes of offered `type` for another endpoint: at hand, or fetched as a reader's request would fetch
@@ -272,11 +372,10 @@ final class ServedContent {
     /// source gave itself (its own is at hand and keeps the most: a WebP of a JPEG copy is made from the
     /// JPEG, lossy, not from a PNG derived from it).
     private var sources: [PasteboardType] {
-        var types = offeredTypes.filter { unreadablePictures[$0] == nil }
-        let families = Set(types.compactMap { table.family(of: $0) })
+        var types = offeredSources
         for (type, state) in derived {
             if case .ready(let representation, let invented) = state, !invented, representation.type == type,
-               !(table.family(of: type).map(families.contains) ?? false) {
+               !(table.family(of: type).map(offeredFamilies.contains) ?? false) {
                 types.append(type)
             }
         }

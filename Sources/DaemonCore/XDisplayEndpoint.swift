@@ -279,7 +279,9 @@ final class XDisplayEndpoint: PasteboardEndpoint {
                                                    mirrorOf: engine?.endpoints[offer.origin]?.name ?? "\(offer.origin)")
         if offer.content == nil {
             let name = offer.pasteboard, serial = offer.serial, origin = offer.origin, me = id
-            ownership.remote = ServedContent.RemoteTypes(types: offer.types) { [weak self] type, completion in
+            // Another X display's live owner: its text is read ahead when a reader here asks TARGETS.
+            let readsAhead = engine?.endpoints[origin] is XDisplayEndpoint
+            ownership.remote = ServedContent.RemoteTypes(types: offer.types, readsAhead: readsAhead) { [weak self] type, completion in
                 guard let engine = self?.engine else { return completion(.failed("pasteboardd is stopping")) }
                 engine.fetch(name, type: type, serial: serial, origin: origin, for: me, completion: completion)
             }
@@ -459,6 +461,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
                 }
             }
         })
+        // Sent now, not at the end of the loop's turn: a reader on another display waits for this.
+        x.flush()
     }
 
     private func endLiveRead(_ pasteboard: PasteboardName, _ result: FetchResult) {

@@ -51,6 +51,64 @@ final class DisplaysTests: XCTestCase {
         XCTAssertTrue(h.daemonOwns(on: b))
     }
 
+    /// A reader on B that asks TARGETS first (Qt, Chromium, Firefox) finds the text read ahead: its request for it
+    /// is answered from that read, not a second one of A's owner.
+    func testTextIsReadAheadWhenTargetsIsAskedAndTheRequestThatFollowsTakesIt() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text), ("text/html", html)])
+        owner.own()
+        h.settle()
+        let before = owner.requested.count
+        XCTAssertTrue(h.targets(on: b).contains("UTF8_STRING"))
+        XCTAssertEqual(Array(owner.requested.dropFirst(before)), ["UTF8_STRING"], "the text read ahead once TARGETS was answered")
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "copied on A")
+        XCTAssertEqual(h.paste("text/plain;charset=utf-8", on: b).text, "copied on A", "another name of the text, from the same read")
+        XCTAssertEqual(owner.requested.count, before + 1, "answered from the read ahead: \(owner.requested)")
+        XCTAssertEqual(h.paste("text/html", on: b).text, "<b>copied</b> on A", "another type is read from the owner as before")
+    }
+
+    /// A request for the text that comes while the read ahead is still on its way waits for that read: one read.
+    func testARequestForTheTextWhileItIsBeingReadAheadWaitsForThatRead() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text)])
+        owner.own()
+        h.settle()
+        let before = owner.requested.count
+        let lister = FakeRequestor(server: b.server)
+        let reader = FakeRequestor(server: b.server)
+        lister.ask("CLIPBOARD", "TARGETS")
+        let onB = try XCTUnwrap(h.engine.sides.first { $0.name == b.name })
+        while b.x.pendingEvents() > 0 { onB.handle(b.x.nextEvent()) }   // B answers TARGETS; A's owner not run yet
+        _ = lister.pump()
+        XCTAssertEqual(lister.result??.atoms.isEmpty, false, "TARGETS answered")
+        XCTAssertNotNil(h.engine.bridge.nextDeadline, "the text is being read ahead")
+        reader.ask("CLIPBOARD", "UTF8_STRING")
+        h.settle()
+        _ = reader.pump()
+        XCTAssertEqual(reader.text, "copied on A")
+        XCTAssertEqual(Array(owner.requested.dropFirst(before)), ["UTF8_STRING"], "one read of A's owner for both")
+    }
+
+    /// Bytes read ahead wait a short while only: a request after `fetchAheadWindow` reads A's live owner again, so
+    /// content the owner changed since (without a new ownership) is what it gets.
+    func testTextReadAheadThatNoRequestTookInItsWindowIsLetGoAndTheOwnerReadLive() throws {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner([("UTF8_STRING", text)])
+        owner.own()
+        h.settle()
+        let before = owner.requested.count
+        XCTAssertTrue(h.targets(on: b).contains("UTF8_STRING"))
+        XCTAssertEqual(Array(owner.requested.dropFirst(before)), ["UTF8_STRING"], "read ahead")
+        let read = owner.requested.count
+        owner.targets = [("UTF8_STRING", Array("changed without a new owner".utf8))]
+        h.advance(by: ServedContent.fetchAheadWindow)
+        XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "changed without a new owner", "read from the live owner, not from the read ahead")
+        XCTAssertEqual(owner.requested.count, read + 1)
+    }
+
     func testACopyOnTheSecondDisplayComesToTheFirst() throws {
         let h = try Harness()
         let b = h.addDisplay()

@@ -40,11 +40,13 @@ class PasteBench(Children):
                 raise SystemExit(f"bench: timed out waiting for {what}")
             time.sleep(pause)
 
-    def paste(self, display, target, check=True, figures=False):
+    def paste(self, display, target, check=True, figures=False, targets_first=False):
         """One conversion of `target` on `display`: its bytes (nil when refused, unless `check`), or with `figures`
-        the requestor's figures with the bytes under "data"."""
+        the requestor's figures with the bytes under "data". With `targets_first`, TARGETS is asked first, as
+        toolkits do (Qt, Chromium, Firefox), and the figures time both."""
         out = os.path.join(self.work, "pasted")
-        result = subprocess.run([self.requestor, "bulk", target, out], env=self.env(display), capture_output=True, timeout=120)
+        mode = "targets-bulk" if targets_first else "bulk"
+        result = subprocess.run([self.requestor, mode, target, out], env=self.env(display), capture_output=True, timeout=120)
         if result.returncode != 0:
             if check:
                 raise SystemExit(f"bench: the paste of {target} on {display} failed: {result.stderr.decode(errors='replace')}")
@@ -62,14 +64,16 @@ class PasteBench(Children):
         owner.stdin.close()
         return owner
 
-    def measure(self, origin, reader, tag, payload, small_runs, bulk_runs, anchor=True, timeout=60, pause=0.001, spacing=0):
+    def measure(self, origin, reader, tag, payload, small_runs, bulk_runs, anchor=True, timeout=60, pause=0.001, spacing=0,
+                targets_first=False):
         """The first paste of fresh copies on `origin` read on `reader` — and on `origin` too, the anchor, unless not
         `anchor` — and the time from the copy to the first paste on `reader` that gives its bytes: `small_runs` copies
         of one line (µs), `bulk_runs` of `payload` (MiB/s). Before each copy a small marker copy is waited for on
         `reader`, so a paste that gives the new bytes is the new copy's first; a copy (or its marker) not served on
         `reader` within `timeout` seconds ends the measurement (SystemExit); `pause` seconds pass between pastes on
         `reader` that did not give the awaited bytes, and a copy (its marker first) starts at least `spacing` seconds
-        after the previous one did (the wait is not measured). Returns (small, bulk), each a dict of lists: "cross", "same",
+        after the previous one did (the wait is not measured); with `targets_first` each measured paste (on `reader` and
+        the anchor) asks TARGETS first (`paste`). Returns (small, bulk), each a dict of lists: "cross", "same",
         "available" (ms)."""
         small, bulk = {"cross": [], "same": [], "available": []}, {"cross": [], "same": [], "available": []}
         for figures, runs, size, unit in ((small, small_runs, 0, "seconds"), (bulk, bulk_runs, len(payload), "mib_per_s")):
@@ -88,7 +92,7 @@ class PasteBench(Children):
                 owner = self.fresh_copy(origin, target, data)
                 last = None
                 while True:
-                    cross = self.paste(reader, target, check=False, figures=True)
+                    cross = self.paste(reader, target, check=False, figures=True, targets_first=targets_first)
                     if cross and cross["data"] == data:
                         break
                     last = cross or last
@@ -102,7 +106,7 @@ class PasteBench(Children):
                 figures["available"].append((time.monotonic() - began) * 1e3)
                 figures["cross"].append(cross[unit] * (1e6 if unit == "seconds" else 1))
                 if anchor:
-                    same = self.paste(origin, target, figures=True)
+                    same = self.paste(origin, target, figures=True, targets_first=targets_first)
                     assert same["data"] == data
                     figures["same"].append(same[unit] * (1e6 if unit == "seconds" else 1))
                 self.stop(owner)
