@@ -95,6 +95,8 @@ final class PersistenceTests: DesktopTestCase {
         try waitUntil(10, "the daemon waits for the window to go") {
             desktop.daemonLog.contains("CLIPBOARD is still owned by the window of pasteboardd pid \(killed), which is gone")
         }
+        // Seen once under make test's parallel load (the count then 2, not restored): the log says why, if again.
+        XCTAssertTrue(desktop.daemonLog.contains("which is gone"), desktop.daemonLog)
         XCTAssertTrue(desktop.daemonLog.contains("the pasteboardd (pid \(killed)) that managed"), desktop.daemonLog)
         XCTAssertEqual(try status()["owned.CLIPBOARD"], "no", "not taken from the window while it stands")
         XCTAssertEqual(try managerDaemon(), killed)
