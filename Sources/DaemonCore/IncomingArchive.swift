@@ -21,8 +21,11 @@ import XTypes
 /// what was read from it stays readable through its open descriptor for as long as it is held.
 final class IncomingArchive {
     /// A representation reaching this many bytes goes to the file from then on (smaller ones stay in memory, and
-    /// are written with the framing): the size from which the daemon serves a kept representation from its file.
-    static let threshold = ContentArchive.servedFromFileAbove
+    /// are written with the framing): what fills the first chunk of a read (`ChunkedBytes.firstChunkBytes`, from the
+    /// heap), so that no larger block — a 2 MiB huge page, zeroed — is ever taken for a copy that goes to a file. (At
+    /// 1 MiB, that page's zeroing was 15 % of the daemon's samples for a 10 MiB copy.) A file is no extra cost: the
+    /// history writes one for every copy it keeps.
+    static let threshold = ChunkedBytes.firstChunkBytes
 
     let pasteboard: PasteboardName
     let temporaryPath: String
@@ -35,9 +38,9 @@ final class IncomingArchive {
     private var committed = false
     /// The representation being streamed: its type, where its bytes start, how many came, the digest before it.
     private var stream: (type: PasteboardType, start: Int, count: Int, before: ContentDigest)?
-    /// What each read from a pipe goes through on its way to the file (reused: faulted in once).
-    private var buffer: UnsafeMutableRawBufferPointer?
-    private static let bufferBytes = 256 << 10
+    /// What each read from a pipe goes through on its way to the file: one for the loop's thread, reused by every
+    /// read (faulted in once for the daemon's life, never per copy; a read uses it only within one call).
+    nonisolated(unsafe) private static let buffer: UnsafeMutableRawBufferPointer = .allocate(byteCount: 256 << 10, alignment: 64)
 
     private init(pasteboard: PasteboardName, temporaryPath: String, writer: FileDescriptor, reader: OpenFile) {
         self.pasteboard = pasteboard
@@ -59,7 +62,6 @@ final class IncomingArchive {
     }
 
     deinit {
-        buffer?.deallocate()
         try? writer?.close()
         if !committed { try? FileSystem.removeFile(temporaryPath, ignoreMissing: true) }
     }
@@ -92,8 +94,7 @@ final class IncomingArchive {
     /// Reads once from `fd` (at most `limit` bytes) and appends what came, as `ChunkedBytes.read(from:limit:)` does.
     func read(from fd: FileDescriptor, limit: Int) throws -> ChunkedBytes.ReadOutcome {
         precondition(limit > 0, "room for at least one byte")
-        if buffer == nil { buffer = .allocate(byteCount: Self.bufferBytes, alignment: 64) }
-        let room = UnsafeMutableRawBufferPointer(rebasing: buffer![0..<min(Self.bufferBytes, limit)])
+        let room = UnsafeMutableRawBufferPointer(rebasing: Self.buffer[0..<min(Self.buffer.count, limit)])
         let got: Int
         do { got = try fd.read(into: room) } catch Errno.Code.wouldBlock { return .wouldBlock }
         if got == 0 { return .endOfFile }
@@ -107,8 +108,6 @@ final class IncomingArchive {
         stream = nil
         digest.end()
         digested += 1
-        buffer?.deallocate()
-        buffer = nil
         return Representation(type: current.type, source: ArchiveFileBytes(file: reader, offset: current.start, count: current.count))
     }
 
@@ -117,8 +116,6 @@ final class IncomingArchive {
         guard let current = stream else { return }
         stream = nil
         digest = current.before
-        buffer?.deallocate()
-        buffer = nil
     }
 
     /// True when some representation of `representations` lies in this file.
