@@ -57,6 +57,59 @@ struct ContentArchive: Equatable {
         return writer.segments
     }
 
+    /// Where the bytes of a representation of `type` start in the archive of content of one item whose
+    /// representations are `kept` and then that one (any change count and time, no flags: `IncomingArchive`'s layout).
+    static func dataOffset(of type: PasteboardType, after kept: [Representation], pasteboard: PasteboardName) -> Int {
+        var writer = WireWriter(reservingCapacity: 256)
+        writer.keepsSources = true
+        for byte in magic { writer.u8(byte) }
+        writer.u64(0)
+        writer.i64(0)
+        writer.string(pasteboard.rawValue)
+        writer.count(1)
+        writer.count(kept.count + 1)
+        for representation in kept {
+            writer.string(representation.type.rawValue)
+            writer.representationBytes(representation)
+        }
+        writer.string(type.rawValue)
+        writer.count(0)
+        return writer.count
+    }
+
+    /// The archive as the file `file` holds it but for what lies outside its representations kept there: the file's
+    /// length and, at their offsets, every other byte of the encoding (header, types, lengths, the representations in
+    /// memory). Nil unless each representation read from a file (`ArchiveFileBytes`) is `file`'s, at the offset the
+    /// encoding puts it — the one check that the file and the content are the same archive.
+    func patches(into file: OpenFile) -> (length: Int, patches: [BackgroundWriter.Patch])? {
+        var writer = WireWriter(reservingCapacity: 256)
+        writer.keepsSources = true
+        for byte in flags.isEmpty ? Self.magic : Self.flaggedMagic { writer.u8(byte) }
+        writer.u64(changeCount)
+        writer.i64(time)
+        if !flags.isEmpty { writer.u64(flags.rawValue) }
+        writer.string(pasteboard.rawValue)
+        writer.array(content.items) { writer, item in
+            writer.array(item.representations) { writer, representation in
+                writer.string(representation.type.rawValue)
+                writer.representationBytes(representation)
+            }
+        }
+        var offset = 0
+        var patches: [BackgroundWriter.Patch] = []
+        for piece in writer.pieces {
+            switch piece {
+            case .bytes(let bytes):
+                patches.append(BackgroundWriter.Patch(offset: offset, bytes: bytes))
+                offset += bytes.count
+            case .source(let source):
+                guard let inFile = source as? ArchiveFileBytes, inFile.file === file, inFile.offset == offset else { return nil }
+                offset += inFile.count
+            }
+        }
+        return (offset, patches)
+    }
+
     enum DecodeError: Error, CustomStringConvertible {
         case notAnArchive
         case malformed(String)

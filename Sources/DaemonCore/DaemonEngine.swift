@@ -190,7 +190,8 @@ public final class DaemonEngine {
                                            policy: configuration.snapshotPolicy, conversions: conversions, table: table,
                                            conversionTimeout: .milliseconds(configuration.conversionTimeoutMs))
         endpoint.isPaused = { [weak self] in self?.manager.paused ?? false }
-        endpoint.record = { [weak self] name, content in self?.manager.record(name, content) }
+        endpoint.record = { [weak self] name, content, incoming in self?.manager.record(name, content, incoming: incoming) }
+        endpoint.incomingDirectory = manager.incomingDirectory
         nextEndpoint += 1
         endpoint.engine = bridge
         endpoint.broadcast = { [weak self] in self?.announce($0) }

@@ -32,6 +32,9 @@ final class HistoryStore {
     var deduplicate: Bool
     private(set) var entries: [Entry] = []   // newest first
     private var memory: [UInt64: PasteboardContent] = [:]   // RAM-only mode
+    /// The newest entry made by committing the file it was read into, with its content read from that file (a
+    /// descriptor and the small representations): what `content(at:)` gives while the writer may not have named it.
+    private var lastCommitted: (id: UInt64, content: PasteboardContent)?
     private var nextID: UInt64 = 1
     private let writer: BackgroundWriter
 
@@ -53,10 +56,15 @@ final class HistoryStore {
     /// RAM-only — in memory). Content larger than `maximumBytes` is not added. Returns the file that
     /// holds exactly this content as an archive (the new entry's, or the equal newest one's) when there is
     /// one on disk, so the kept clipboard can be that same file rather than a second copy.
+    ///
+    /// Content read straight into its archive's file (`incoming`, its `digest` made on the way) becomes the entry
+    /// by that file's commit (`IncomingArchive.commit`), not by a second write; when it is not the entry's (an equal
+    /// newest, no room, RAM-only) it is left uncommitted, for the caller.
     @discardableResult
-    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, changeCount: UInt64 = 0) -> String? {
+    func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, changeCount: UInt64 = 0,
+             incoming: (archive: IncomingArchive, digest: UInt64)? = nil) -> String? {
         guard content.byteCount <= maximumBytes else { return nil }
-        let digest = Self.digest(of: content)
+        let digest = incoming?.digest ?? Self.digest(of: content)
         if deduplicate, let newest = entries.first, newest.digest == digest, newest.pasteboard == pasteboard {
             return memory[newest.id] == nil ? archivePath(newest.id) : nil
         }
@@ -66,7 +74,13 @@ final class HistoryStore {
         var file: String?
         if let path = archivePath(entry.id) {
             let archive = ContentArchive(pasteboard: pasteboard, changeCount: changeCount, time: time, content: content)
-            writer.submit(.writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
+            if let change = incoming?.archive.commit(as: path, archive) {
+                writer.submit(change)
+                // Until the writer has named the file, its entry is read from what holds it open.
+                lastCommitted = (entry.id, content)
+            } else {
+                writer.submit(.writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
+            }
             file = path
         } else {
             memory[entry.id] = content
@@ -83,6 +97,7 @@ final class HistoryStore {
         guard entries.indices.contains(index) else { return nil }
         let id = entries[index].id
         if let content = memory[id] { return content }
+        if let committed = lastCommitted, committed.id == id { return committed.content }
         // An entry still on its way to the disk is read from the writer's queue; one on disk is opened, its
         // large representations left in the file (served from there when it is copied back).
         guard let path = archivePath(id) else { return nil }
@@ -113,6 +128,7 @@ final class HistoryStore {
 
     private func remove(_ entry: Entry) {
         memory[entry.id] = nil
+        if lastCommitted?.id == entry.id { lastCommitted = nil }
         if let path = archivePath(entry.id) { writer.submit(.remove(path: path)) }
     }
 
@@ -226,46 +242,23 @@ final class HistoryStore {
         enforceLimits()
     }
 
-    /// A 64-bit digest of every type and byte, for de-duplication: FNV-1a's prime over 8-byte words in four
-    /// lanes (the words of each 32-byte block go one to each lane, so four multiplications run at once: one
-    /// chain cost a 10 MiB copy 3.6 ms of the loop in perf's samples, four 2.3 ms, most of it now waiting for
-    /// the bytes to come from memory), the lanes, the words left, the tail
-    /// and each length then mixed into one, so that moving bytes between representations changes it. Not
-    /// cryptographic: two different contents share a digest with a chance of about 2^-64, and the newer
-    /// would then not be recorded as a new entry. (Digests written before the lanes differ from today's: a
-    /// first copy equal to the newest entry of an older version's history is recorded once more.)
+    /// A 64-bit digest of every type and byte, for de-duplication (`ContentDigest`: each representation's type,
+    /// then its bytes, in order): FNV-1a's prime over 8-byte words in four lanes (the words of each 32-byte block go
+    /// one to each lane, so four multiplications run at once: one chain cost a 10 MiB copy 3.6 ms of the loop in
+    /// perf's samples, four 2.3 ms, most of it now waiting for the bytes to come from memory), the lanes, the words
+    /// left, the tail and each length then mixed into one, so that moving bytes between representations changes it.
+    /// Not cryptographic: two different contents share a digest with a chance of about 2^-64, and the newer would then
+    /// not be recorded as a new entry. (Digests written before the lanes differ from today's: a first copy equal to
+    /// the newest entry of an older version's history is recorded once more.) A copy read straight into its file is
+    /// digested on its way there, to the same value (`IncomingArchive.digest(of:)`).
     static func digest(of content: PasteboardContent) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        @inline(__always) func step(_ lane: inout UInt64, _ word: UInt64) {
-            lane = (lane ^ word) &* 0x100_0000_01b3
-            lane ^= lane >> 32
-        }
-        func mix(_ bytes: UnsafeRawBufferPointer) {
-            let blocks = bytes.count / 32
-            if blocks > 0 {
-                var a = hash, b = hash ^ 1, c = hash ^ 2, d = hash ^ 3
-                for block in 0..<blocks {
-                    let offset = block * 32
-                    step(&a, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                    step(&b, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                    step(&c, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
-                    step(&d, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
-                }
-                step(&hash, a); step(&hash, b); step(&hash, c); step(&hash, d)
-            }
-            let words = bytes.count / 8
-            for index in (blocks * 4)..<words { step(&hash, bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
-            var tail: UInt64 = 0
-            for byte in bytes[(words * 8)...].reversed() { tail = tail << 8 | UInt64(byte) }
-            step(&hash, tail)
-            step(&hash, UInt64(bytes.count))
-        }
+        var digest = ContentDigest()
         for item in content.items {
             for representation in item.representations {
-                Array(representation.type.rawValue.utf8).withUnsafeBytes { mix($0) }
-                representation.data.withUnsafeBytes { mix($0) }
+                digest.mix(Array(representation.type.rawValue.utf8))
+                representation.data.withUnsafeBytes { digest.mix($0) }
             }
         }
-        return hash
+        return digest.value
     }
 }

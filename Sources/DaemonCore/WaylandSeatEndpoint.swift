@@ -58,8 +58,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     var policy: SnapshotPolicy
     /// True while recording is paused: nothing is read early or kept.
     var isPaused: () -> Bool = { false }
-    /// Keeps a copy read whole: history and the kept clipboard (the first display's manager).
-    var record: ((PasteboardName, PasteboardContent) -> Void)?
+    /// Keeps a copy read whole: history and the kept clipboard (the first display's manager); with the archive file
+    /// its large representations were read into and the content's digest, when they were (`incomingDirectory`).
+    var record: ((PasteboardName, PasteboardContent, (archive: IncomingArchive, digest: UInt64)?) -> Void)?
+    /// Where a representation read early that passes `IncomingArchive.threshold` goes straight from its pipe: an
+    /// archive file there, which becomes the kept copy's (the history's directory; nil, RAM-only: all in memory).
+    var incomingDirectory: String?
 
     private struct Snapshot {
         var serial: UInt64
@@ -74,6 +78,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         var skipped: [SkippedRepresentation] = []
         /// The pipe of the read under way.
         var reading: FileDescriptor?
+        /// The archive file its large representations were read into, once one passed the threshold.
+        var archive: IncomingArchive?
     }
     /// The XWayland display whose compositor bridges it to this seat: its endpoint, and whether an X window has the focus.
     var relayDisplay: RelayDisplay?
@@ -135,7 +141,14 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         var deadline: MonotonicInstant
         /// Syncs still to be answered, after the pipe ended, before the offer standing means the bytes are whole.
         var syncsLeft = PipeRead.syncsAfterTheEnd
-        var completion: (FetchResult) -> Void
+        /// Where the bytes go once they pass `IncomingArchive.threshold` (a read early, with the history on disk).
+        var spill: Spill?
+        /// The archive the bytes go to, once they passed it (the first chunks moved there, the rest read into it).
+        var archive: IncomingArchive?
+        var completion: (PipeResult) -> Void
+
+        /// The bytes read so far, in memory and in the file.
+        var count: Int { bytes.count + (archive?.streamedCount ?? 0) }
 
         /// Two: the compositor may answer the first sync in the same turn of its loop as, but before, the copier's
         /// hangup (a copier killed as it sends: its pipe ends, its source is cancelled); by the second, that turn is
@@ -143,6 +156,32 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         /// 12 MiB through about one time in six under load).
         static let syncsAfterTheEnd = 2
     }
+    /// A read early's way into its copy's archive file: the type it is read as, what the copy kept before it, and the
+    /// copy's archive (made when first asked: a copy whose representations stay small makes no file).
+    private struct Spill {
+        var type: PasteboardType
+        var kept: [Representation]
+        var archive: () -> IncomingArchive?
+    }
+
+    /// How a read of a pipe ended.
+    private enum PipeResult {
+        /// All of it, in memory.
+        case bytes([UInt8])
+        /// All of it, read into the copy's archive file (`Spill`): the representation, read from there.
+        case inFile(Representation)
+        case failed(String)
+
+        /// As another endpoint's fetch is answered.
+        var fetchResult: FetchResult {
+            switch self {
+            case .bytes(let bytes): .data(bytes)
+            case .inFile(let representation): .data(representation.data)
+            case .failed(let reason): .failed(reason)
+            }
+        }
+    }
+
     private struct PipeWrite {
         /// In memory, or read from the file the content is kept in a pipe's worth at a time.
         var bytes: SentBytes
@@ -265,8 +304,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                 } else if read.syncsLeft > 1 {
                     read.syncsLeft -= 1
                     awaitSync(read)
+                } else if let archive = read.archive {
+                    read.completion(.inFile(archive.endStream()))
                 } else {
-                    read.completion(.data(read.bytes.take()))
+                    read.completion(.bytes(read.bytes.take()))
                 }
             }
         }
@@ -381,7 +422,13 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         let target = group.targets[snapshot.tried]
         let cap = min(policy.cap(for: target), policy.snapshotCap - snapshot.total)
         let serial = snapshot.serial
-        let pipe = read(snapshot.offer, mime, cap: max(cap, 0)) { [weak self] result in
+        var spill: Spill?
+        if incomingDirectory != nil, policy.keepsBytesAsRead(target: target, table: table) {
+            spill = Spill(type: PasteboardType(target), kept: snapshot.representations) { [weak self] in
+                self?.archive(for: name, serial: serial)
+            }
+        }
+        let pipe = read(snapshot.offer, mime, cap: max(cap, 0), spill: spill) { [weak self] result in
             self?.snapshotRead(name, serial: serial, target: target, result)
         }
         guard let pipe else {
@@ -392,12 +439,33 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         snapshots[name] = snapshot
     }
 
-    private func snapshotRead(_ name: PasteboardName, serial: UInt64, target: String, _ result: FetchResult) {
+    /// The archive file of `name`'s copy `serial` being read early, made now if it has none yet; nil when the copy is
+    /// no longer read, or no file can be made (the read stays in memory: logged once).
+    private func archive(for name: PasteboardName, serial: UInt64) -> IncomingArchive? {
+        guard var snapshot = snapshots[name], snapshot.serial == serial, let directory = incomingDirectory else { return nil }
+        if let archive = snapshot.archive { return archive }
+        do {
+            let archive = try IncomingArchive.create(in: directory, pasteboard: name)
+            snapshot.archive = archive
+            snapshots[name] = snapshot
+            return archive
+        } catch {
+            log.limited(.warning, key: "wayland-incoming", "cannot make a file in \(directory) to read a large copy into, reading it into memory: \(error)")
+            return nil
+        }
+    }
+
+    private func snapshotRead(_ name: PasteboardName, serial: UInt64, target: String, _ result: PipeResult) {
         guard var snapshot = snapshots[name], snapshot.serial == serial else { return }
         snapshot.reading = nil
         var groupDone = false
         switch result {
-        case .data(let bytes):
+        case .inFile(let representation):
+            // Read into the file as it came (`SnapshotPolicy.keepsBytesAsRead`): kept as it is.
+            snapshot.representations.append(representation)
+            snapshot.total += representation.byteCount
+            groupDone = true
+        case .bytes(let bytes):
             switch policy.keep(target: target, replyType: nil, bytes: bytes, format: 8) {
             case .keep(let representation):
                 snapshot.representations.append(representation)
@@ -411,9 +479,9 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                 snapshot.groupFailures.append(skipped)
             }
         case .failed(let reason):
+            // Bytes it left in the file are cut off or written over by what comes next.
+            snapshot.archive?.abandonStream()
             snapshot.groupFailures.append(SkippedRepresentation(PasteboardType(target), reason))
-        default:
-            break
         }
         snapshot.tried += 1
         if groupDone || snapshot.tried >= (snapshot.groups.first?.targets.count ?? 0) {
@@ -437,8 +505,16 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         }
         let content = PasteboardContent(items: [item])
         kept[name] = (snapshot.serial, content)
-        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes\(leftOut)")
-        record?(name, content)
+        var incoming: (archive: IncomingArchive, digest: UInt64)?
+        if let archive = snapshot.archive, archive.holds(any: item.representations) {
+            // Kept in the order read (else the digest made on the way is not the content's: made again from it).
+            if item.representations.map(\.type) == snapshot.representations.map(\.type) {
+                incoming = (archive, archive.digest(of: item.representations))
+            }
+        }
+        log.info("read \(name) on \(self.name): \(content.types.count) types, \(content.byteCount) bytes\(leftOut)"
+                 + (incoming == nil ? "" : " (read into its file)"))
+        record?(name, content, incoming)
         // Its client may have gone while it was being read: the selection is empty, and it is set again now.
         if current[name]?.offer == nil { emptied(name) }
     }
@@ -476,15 +552,15 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             return completion(.failed("\(pasteboard) on \(name) does not offer \(type)"))
         }
         // The most one read of another client's selection may bring: the snapshot's whole cap.
-        if read(offer, mime, cap: policy.snapshotCap, completion: completion) == nil {
+        if read(offer, mime, cap: policy.snapshotCap, completion: { completion($0.fetchResult) }) == nil {
             completion(.failed("\(pasteboard) on \(name) is gone"))
         }
     }
 
     /// Asks `offer` for `mime` through a new pipe and reads it without blocking (at most `cap` bytes, within the
     /// engine's deadline); returns the pipe's read end, or nil (nothing asked) when the offer is gone.
-    private func read(_ offer: WaylandConnection.OfferID, _ mime: String, cap: Int,
-                      completion: @escaping (FetchResult) -> Void) -> FileDescriptor? {
+    private func read(_ offer: WaylandConnection.OfferID, _ mime: String, cap: Int, spill: Spill? = nil,
+                      completion: @escaping (PipeResult) -> Void) -> FileDescriptor? {
         let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
         do { pipe = try FileDescriptor.pipe(nonBlocking: true) } catch {
             log.limited(.warning, key: "wayland-pipe", "cannot make a pipe: \(error)")
@@ -498,7 +574,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         }
         flush()
         let deadline = clock.now() + (engine?.fetchTimeout ?? .seconds(3))
-        reads[pipe.readEnd] = PipeRead(offer: offer, cap: cap, deadline: deadline, completion: completion)
+        reads[pipe.readEnd] = PipeRead(offer: offer, cap: cap, deadline: deadline, spill: spill, completion: completion)
         return pipe.readEnd
     }
 
@@ -510,15 +586,37 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     private func readMore(_ fd: FileDescriptor) {
-        guard let read = reads[fd] else { return }
+        guard var read = reads[fd] else { return }
         while true {
             // One byte past the cap is enough to know it is over.
-            switch (try? read.bytes.read(from: fd, limit: min(read.cap - read.bytes.count, .max - 1) + 1)) ?? .endOfFile {
+            let limit = min(read.cap - read.count, .max - 1) + 1
+            let outcome: ChunkedBytes.ReadOutcome
+            if let archive = read.archive {
+                do { outcome = try archive.read(from: fd, limit: limit) } catch {
+                    reads[fd] = nil
+                    try? fd.close()
+                    return read.completion(.failed("cannot read it into its file: \(error)"))
+                }
+            } else {
+                outcome = (try? read.bytes.read(from: fd, limit: limit)) ?? .endOfFile
+            }
+            switch outcome {
             case .read:
-                guard read.bytes.count <= read.cap else {
+                guard read.count <= read.cap else {
                     reads[fd] = nil
                     try? fd.close()
                     return read.completion(.failed("the data is larger than the cap of \(read.cap) bytes"))
+                }
+                if read.archive == nil, let spill = read.spill, read.bytes.count >= IncomingArchive.threshold, let archive = spill.archive() {
+                    // Large: what came so far goes to the copy's archive file, and the rest straight there.
+                    archive.begin(spill.type, after: spill.kept)
+                    do { try read.bytes.drain { try archive.append($0) } } catch {
+                        reads[fd] = nil
+                        try? fd.close()
+                        return read.completion(.failed("cannot read it into its file: \(error)"))
+                    }
+                    read.archive = archive
+                    reads[fd] = read
                 }
             case .wouldBlock:
                 return

@@ -23,8 +23,8 @@ extension PasteboardContent {
             let head = files.action == .cut ? "\(count) \(count == 1 ? "file" : "files") cut: " : "\(count) \(count == 1 ? "file" : "files"): "
             return OneLine.make(head + files.names.joined(separator: ", "), limit: limit)
         }
-        if let text = plainText(using: table) {
-            return OneLine.make(String(decoding: text.prefix(limit * 4), as: UTF8.self), limit: limit)
+        if let text = plainTextStart(limit * 4, using: table) {
+            return OneLine.make(String(decoding: text, as: UTF8.self), limit: limit)
         }
         if let image = imageSummary(using: table) {
             return "\(image.type) \(image.width)×\(image.height)"
@@ -46,6 +46,18 @@ extension PasteboardContent {
     /// loop at each change it keeps.
     public static let previewSourceBytes = 64 * 1024
     static let previewFirstBytes = 4 * 1024
+
+    /// The first `count` bytes of the content's plain text as UTF-8 (`plainText`): of text that needs no conversion only
+    /// those are read (a large copy kept in its file is not read whole for its preview), else all of it is converted.
+    func plainTextStart(_ count: Int, using table: ConversionTable) -> [UInt8]? {
+        let text = types.filter { table.family(of: $0) == .plainText }
+        guard let plan = table.plan(producing: .utf8String, from: text), !plan.needsCallerThread else { return nil }
+        if plan.steps.isEmpty, let representation = items.lazy.compactMap({ $0.representation(for: plan.source) }).first {
+            guard let source = representation.source else { return Array(representation.data.prefix(count)) }
+            return try? source.read(0..<min(count, source.count))
+        }
+        return plainText(using: table).map { Array($0.prefix(count)) }
+    }
 
     /// The start of the content's rich text as plain text, for a preview of a copy with no plain text (an HTML or
     /// RTF file copied by type, a Mac's RTFD): RTF and HTML rendered from their start (`previewSourceBytes`),

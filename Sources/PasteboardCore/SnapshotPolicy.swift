@@ -147,6 +147,13 @@ public struct SnapshotPolicy: Equatable, Sendable {
         }
     }
 
+    /// True when `keep` keeps whatever bytes `target` is read as under its own name, as they are (no reply type: a
+    /// Wayland read): a representation that can be kept without its bytes being looked at, so read straight into a
+    /// file. A picture of a format pasteboard reads is not: its header is checked and its format sniffed.
+    public func keepsBytesAsRead(target: String, table: ConversionTable = .standard) -> Bool {
+        !(table.row(of: PasteboardType(target))?.family == .image && ImageFormat(mimeType: target) != nil)
+    }
+
     /// The cap for one target.
     public func cap(for type: String) -> Int {
         if type.hasPrefix("image/") { return imageCap }

@@ -26,12 +26,24 @@ public final class BackgroundWriter: @unchecked Sendable {
         case writeSegments(path: String, segments: [[UInt8]], mode: FilePermissions)
         /// `AtomicFile.link(existing, to: path)`: `path` becomes the file `existing` names (written before).
         case link(existing: String, path: String)
+        /// `AtomicFile.commit(temporary, length:, patches:, to: path)`: a file filled over time named `path`.
+        case commit(temporary: String, length: Int, patches: [Patch], path: String)
         /// Removes `path` if it exists.
         case remove(path: String)
         /// Removes the files of `directory` whose name has one of `suffixes` or starts with a dot.
         case sweep(directory: String, suffixes: [String])
         /// Nothing to change: `id` is handed back (`takeNotices`) once the changes before it are done.
         case notice(id: UInt64)
+    }
+
+    /// Bytes to write at an offset of a file (`commit`).
+    public struct Patch: Sendable, Equatable {
+        public var offset: Int
+        public var bytes: [UInt8]
+        public init(offset: Int, bytes: [UInt8]) {
+            self.offset = offset
+            self.bytes = bytes
+        }
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -89,6 +101,7 @@ public final class BackgroundWriter: @unchecked Sendable {
             case .link(let existing, let target) where target == path:
                 return pendingBytesLocked(for: existing) ?? (try? FileSystem.readFile(existing, limit: Int.max))
             case .remove(let target) where target == path: return nil
+            case .commit(_, _, _, let target) where target == path: return nil
             default: continue
             }
         }
@@ -183,6 +196,10 @@ public final class BackgroundWriter: @unchecked Sendable {
             do { try AtomicFile.write(segments: segments, to: path, mode: mode) } catch { return "cannot write \(path): \(error)" }
         case .link(let existing, let path):
             do { try AtomicFile.link(existing, to: path) } catch { return "cannot link \(path) to \(existing): \(error)" }
+        case .commit(let temporary, let length, let patches, let path):
+            do { try AtomicFile.commit(temporary, length: length, patches: patches.map { ($0.offset, $0.bytes) }, to: path) } catch {
+                return "cannot write \(path): \(error)"
+            }
         case .remove(let path):
             do { try FileSystem.removeFile(path, ignoreMissing: true) } catch { return "cannot remove \(path): \(error)" }
         case .sweep(let directory, let suffixes):

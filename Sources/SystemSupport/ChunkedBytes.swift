@@ -67,6 +67,21 @@ public final class ChunkedBytes {
         return .read(got)
     }
 
+    /// Hands every byte read to `body`, in order, a chunk at a time, and empties this buffer (each chunk freed
+    /// once `body` has had it, whether it returned or threw): for bytes that go on elsewhere, never made one array.
+    public func drain(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let pieces = chunks
+        let lastFilled = filledInLast
+        chunks = []
+        filledInLast = 0
+        count = 0
+        defer { for chunk in pieces { chunk.deallocate() } }
+        for (index, chunk) in pieces.enumerated() {
+            let filled = index == pieces.count - 1 ? lastFilled : chunk.count
+            if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: chunk[0..<filled])) }
+        }
+    }
+
     /// Every byte read, in order, as one array of exactly `count` bytes; empties this buffer (its chunks freed
     /// one by one as they are copied).
     public func take() -> [UInt8] {

@@ -232,6 +232,28 @@ extension FileDescriptor {
     /// in turn, 3 s apart). Pipes and sockets take what fits anyway.
     public static let largestWrite = 1 << 20
 
+    /// Writes all of `buffer` at `offset` in the file, without moving the file offset, retrying `EINTR` and
+    /// continuing after partial writes, at most `largestWrite` bytes per call (past the end, the file grows).
+    ///
+    /// The corresponding C function is `pwrite(2)`.
+    public func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws {
+        var done = 0
+        while done < buffer.count {
+            let end = min(done + Self.largestWrite, buffer.count)
+            let piece = UnsafeRawBufferPointer(rebasing: buffer[done..<end])
+            done += try retryingInterrupts("pwrite(\(rawValue))") {
+                Glibc.pwrite(rawValue, piece.baseAddress, piece.count, off_t(offset + done))
+            }
+        }
+    }
+
+    /// Sets the file's size to `size` bytes: what lies past it is gone, and a file shorter grows with zeros.
+    ///
+    /// The corresponding C function is `ftruncate(2)`.
+    public func truncate(to size: Int) throws {
+        _ = try retryingInterrupts("ftruncate(\(rawValue))") { ftruncate(rawValue, off_t(size)) }
+    }
+
     /// Writes what fits now to a non-blocking descriptor: the number of bytes written, 0 on `EAGAIN`.
     ///
     /// The corresponding C function is `write(2)`.

@@ -221,21 +221,8 @@ public enum AtomicFile {
     public static func write(segments: [[UInt8]], to path: String, mode: FilePermissions = 0o600) throws {
         let directory = FileSystem.parentDirectory(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        var attempt = 0
-        var temporaryPath: String
-        var fd: FileDescriptor
-        while true {
-            temporaryPath = "\(directory)/.\(base).tmp-\(ProcessIdentity.processID)-\(attempt)"
-            do {
-                fd = try FileDescriptor.open(temporaryPath, [.writeOnly, .create, .exclusiveCreate, .noFollow], mode: mode)
-                break
-            } catch Errno.Code.fileExists where attempt < 100 {
-                attempt += 1
-            }
-        }
+        let (fd, temporaryPath) = try createTemporary(in: directory, for: base, mode: mode)
         do {
-            // The umask may have narrowed `mode`; the caller asked for exactly this.
-            _ = try valueOrErrno("fchmod(\(temporaryPath))") { fchmod(fd.rawValue, mode.rawValue) }
             for segment in segments { try fd.writeAll(segment) }
             try fd.sync()
             try fd.close()
@@ -245,6 +232,60 @@ public enum AtomicFile {
             throw error
         }
         try replace(path, with: temporaryPath, in: directory)
+    }
+
+    /// A new, empty temporary file in `directory` for a file to be named `base` there (`.BASE.tmp-PID-N`, mode
+    /// exactly `mode`, opened for writing): what `write` writes into before the rename, and what a writer that
+    /// fills a file over time (`commit`) starts from. A killed process's leftover is found by its name
+    /// (`removeAbandonedTemporaryFiles`).
+    ///
+    /// The corresponding C function is `open(2)` with `O_EXCL`.
+    public static func createTemporary(in directory: String, for base: String,
+                                       mode: FilePermissions = 0o600) throws -> (FileDescriptor, String) {
+        var attempt = 0
+        while true {
+            let temporaryPath = "\(directory)/.\(base).tmp-\(ProcessIdentity.processID)-\(attempt)"
+            let fd: FileDescriptor
+            do {
+                fd = try FileDescriptor.open(temporaryPath, [.writeOnly, .create, .exclusiveCreate, .noFollow], mode: mode)
+            } catch Errno.Code.fileExists where attempt < 100 {
+                attempt += 1
+                continue
+            }
+            do {
+                // The umask may have narrowed `mode`; the caller asked for exactly this.
+                _ = try valueOrErrno("fchmod(\(temporaryPath))") { fchmod(fd.rawValue, mode.rawValue) }
+            } catch {
+                try? fd.close()
+                try? FileSystem.removeFile(temporaryPath)
+                throw error
+            }
+            return (fd, temporaryPath)
+        }
+    }
+
+    /// Gives a temporary file written over time (`createTemporary`) its last bytes and its name: its size set to
+    /// `length`, each patch written at its offset, fsynced, renamed over `path` and the directory fsynced — the
+    /// same guarantees as `write` from there on. On failure the temporary file is removed and `path` is untouched.
+    ///
+    /// The corresponding C functions are `ftruncate(2)`, `pwrite(2)`, `fsync(2)` and `rename(2)`.
+    public static func commit(_ temporaryPath: String, length: Int, patches: [(offset: Int, bytes: [UInt8])], to path: String) throws {
+        do {
+            let fd = try FileDescriptor.open(temporaryPath, [.writeOnly, .noFollow])
+            do {
+                try fd.truncate(to: length)
+                for patch in patches { try patch.bytes.withUnsafeBytes { try fd.writeAll($0, at: patch.offset) } }
+                try fd.sync()
+                try fd.close()
+            } catch {
+                try? fd.close()
+                throw error
+            }
+        } catch {
+            try? FileSystem.removeFile(temporaryPath)
+            throw error
+        }
+        try replace(path, with: temporaryPath, in: FileSystem.parentDirectory(of: path))
     }
 
     /// Makes `path` name the same file as `existing` (a hard link: one copy of the bytes on disk), replacing

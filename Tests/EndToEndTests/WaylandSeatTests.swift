@@ -249,6 +249,97 @@ final class WaylandSeatTests: SeatTestCase {
         XCTAssertEqual(try status()["owned.CLIPBOARD"] != nil, true, "the daemon serves on")
     }
 
+    /// The history's directory, and the files of the daemon's there that are being read into (`IncomingArchive`).
+    var historyDirectory: String { desktop.home + "/state/pasteboard/history" }
+    func incomingFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: historyDirectory)) ?? []).filter { $0.hasPrefix(".incoming.tmp-") }
+    }
+
+    /// A large copy offered under one name goes from wl-copy's pipe straight into its history file (never all in the
+    /// daemon's memory), and is kept from there: pasted byte-exact in X and by wl-paste once wl-copy has exited, in
+    /// history, and restored from the same file after a restart; no file is left half-made.
+    func testALargeOneNameWaylandCopyIsReadIntoItsFileAndKeptFromThere() throws {
+        let big = (0..<(10 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 11) }
+        let owner = try wlCopy(big, ["--type", "application/octet-stream"])
+        try waitUntil(10, "the daemon read it into its file") {
+            self.desktop.daemonLog.contains("1 types, \(big.count) bytes (read into its file)")
+        }
+        try waitUntil(10, "it is in history") { try self.pb("history", "list").text.contains("[application/octet-stream]") }
+        try waitUntil(10, "its file is written under its name") {
+            let archives = ((try? FileManager.default.contentsOfDirectory(atPath: self.historyDirectory)) ?? []).filter { $0.hasSuffix(".archive") }
+            return archives.contains { name in
+                let size = (try? FileManager.default.attributesOfItem(atPath: self.historyDirectory + "/" + name)[.size] as? Int) ?? 0
+                return size > big.count && size < big.count + 4096
+            } && self.incomingFiles().isEmpty
+        }
+        let kept = desktop.home + "/state/pasteboard/clipboard.archive"
+        try waitUntil(10, "the kept clipboard is the same file") {
+            ((try? FileManager.default.attributesOfItem(atPath: kept)[.referenceCount] as? Int) ?? 0) == 2
+        }
+        stop(owner)
+        try waitUntil(5, "the daemon took it over") { self.desktop.daemonLog.contains("took over CLIPBOARD on") }
+        XCTAssertTrue(try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 30).stdout == big,
+                      "wl-paste gets exactly the bytes copied, from the file, after their copier is gone")
+        XCTAssertTrue(try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"]).stdout == big,
+                      "and so does an X reader")
+
+        desktop.stopDaemon()
+        try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        try waitUntil(10, "restored at start") {
+            try self.run("xclip", ["-o", "-selection", "clipboard", "-t", "TARGETS"]).text.contains("application/octet-stream")
+        }
+        XCTAssertTrue(try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"]).stdout == big,
+                      "restored byte-exact after a restart")
+        try waitUntil(10, "the seat offers it again") {
+            try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).text.contains("application/octet-stream")
+        }
+        XCTAssertTrue(try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 30).stdout == big,
+                      "and on Wayland")
+        XCTAssertFalse(desktop.daemonLog.contains("cannot write") || desktop.daemonLog.contains("cannot make a file"), desktop.daemonLog)
+    }
+
+    /// A copier killed while the daemon reads its large copy into a file: the file goes, nothing is kept or recorded.
+    /// (wl-copy sends each paste with `cat`: a `cat` of the test's, first on wl-copy's PATH, sends 4 MiB of the copy
+    /// and stops, so the kill comes mid-send whatever the machine's speed.)
+    func testACopierKilledWhileItsLargeCopyIsReadIntoAFileLeavesNoFileAndNoKeptCopy() throws {
+        let bin = desktop.home + "/slow-cat-bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try """
+        #!/bin/sh
+        case "$1" in
+        /tmp/wl-copy-buf*) echo $$ >> "$0.pids"; head -c 4194304 "$1"; exec sleep 60 ;;
+        *) exec /bin/cat "$@" ;;
+        esac
+        """.write(toFile: bin + "/cat", atomically: true, encoding: .utf8)
+        chmod(bin + "/cat", 0o755)
+        desktop.stopDaemon()   // a log of this test's alone
+        try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        var environment = wayland.environment
+        environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let history = try pb("history", "list").text
+        let owner = try Runner(environment: environment).start("wl-copy", ["--foreground", "--type", "application/octet-stream"],
+                                                              stdin: [UInt8](repeating: 0x62, count: 32 << 20))
+        addTeardownBlock { if owner.isRunning { kill(owner.processIdentifier, SIGKILL); owner.waitUntilExit() } }
+        try waitUntil(10, "the daemon reads it into a file") {
+            self.incomingFiles().contains { name in
+                ((try? FileManager.default.attributesOfItem(atPath: self.historyDirectory + "/" + name)[.size] as? Int) ?? 0) >= 4 << 20
+            }
+        }
+        let children = Self.children(of: owner.processIdentifier)
+        XCTAssertFalse(children.isEmpty, "wl-copy's cat sends")
+        let senders = ((try? String(contentsOfFile: bin + "/cat.pids", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        // wl-copy first, then its sender (whose end of the pipe ends then: the daemon sees an end, then the offer gone,
+        // or the offer gone first); wl-copy's exit is waited for once its sender, which holds its output, is gone too.
+        kill(owner.processIdentifier, SIGKILL)
+        for child in Set(children + senders) { kill(child, SIGKILL) }
+        owner.waitUntilExit()
+        try waitUntil(5, "the file is gone") { self.incomingFiles().isEmpty }
+        try waitUntil(5, "the seat is empty") { try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).status != 0 }
+        XCTAssertEqual(try pb("history", "list").text, history, "nothing recorded")
+        XCTAssertFalse(desktop.daemonLog.contains("(read into its file)"), "nothing kept: \(desktop.daemonLog)")
+        XCTAssertFalse(desktop.daemonLog.contains("took over CLIPBOARD on"), "nothing taken over")
+    }
+
     /// The processes whose parent is `pid` (from /proc).
     static func children(of pid: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
