@@ -284,7 +284,7 @@ final class WaylandSeatTests: SeatTestCase {
                       "and so does an X reader")
 
         desktop.stopDaemon()
-        try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        try desktop.startDaemon(arguments: ["--wayland", sway.socket], logging: true)
         try waitUntil(10, "restored at start") {
             try self.run("xclip", ["-o", "-selection", "clipboard", "-t", "TARGETS"]).text.contains("application/octet-stream")
         }
@@ -313,7 +313,7 @@ final class WaylandSeatTests: SeatTestCase {
         """.write(toFile: bin + "/cat", atomically: true, encoding: .utf8)
         chmod(bin + "/cat", 0o755)
         desktop.stopDaemon()   // a log of this test's alone
-        try desktop.startDaemon(arguments: ["--wayland", Self.sway!.socket], logging: true)
+        try desktop.startDaemon(arguments: ["--wayland", sway.socket], logging: true)
         var environment = wayland.environment
         environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         let history = try pb("history", "list").text
