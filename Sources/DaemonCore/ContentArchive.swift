@@ -43,6 +43,13 @@ struct ContentArchive: Equatable {
     /// arrays, shared with the content (a 10 MiB copy is written from where it is, not copied first).
     func encodeSegments() -> [[UInt8]] {
         var writer = WireWriter(reservingCapacity: 256)
+        write(into: &writer)
+        return writer.segments
+    }
+
+    /// The whole encoding into `writer`: each representation's bytes shared, or, with the writer's `keepsSources`,
+    /// kept in their source where they are in one (`WireWriter.representationBytes`).
+    private func write(into writer: inout WireWriter) {
         for byte in flags.isEmpty ? Self.magic : Self.flaggedMagic { writer.u8(byte) }
         writer.u64(changeCount)
         writer.i64(time)
@@ -51,10 +58,9 @@ struct ContentArchive: Equatable {
         writer.array(content.items) { writer, item in
             writer.array(item.representations) { writer, representation in
                 writer.string(representation.type.rawValue)
-                writer.sharedBytes(representation.data)
+                writer.representationBytes(representation)
             }
         }
-        return writer.segments
     }
 
     /// Where the bytes of a representation of `type` start in the archive of content of one item whose
@@ -84,17 +90,7 @@ struct ContentArchive: Equatable {
     func patches(into file: OpenFile) -> (length: Int, patches: [BackgroundWriter.Patch])? {
         var writer = WireWriter(reservingCapacity: 256)
         writer.keepsSources = true
-        for byte in flags.isEmpty ? Self.magic : Self.flaggedMagic { writer.u8(byte) }
-        writer.u64(changeCount)
-        writer.i64(time)
-        if !flags.isEmpty { writer.u64(flags.rawValue) }
-        writer.string(pasteboard.rawValue)
-        writer.array(content.items) { writer, item in
-            writer.array(item.representations) { writer, representation in
-                writer.string(representation.type.rawValue)
-                writer.representationBytes(representation)
-            }
-        }
+        write(into: &writer)
         var offset = 0
         var patches: [BackgroundWriter.Patch] = []
         for piece in writer.pieces {

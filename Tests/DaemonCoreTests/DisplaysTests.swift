@@ -9,6 +9,16 @@ import XTypes
 /// Several X displays as one pasteboard, on fake servers: a copy on one is offered on the others with its
 /// targets and the derived ones, the bytes fetched from the origin on paste, one count, no echo.
 final class DisplaysTests: XCTestCase {
+    /// Two displays, a copy owned on A by a test owner offering `targets`, settled; what A's owner was asked so far.
+    func copiedOnA(_ targets: [(String, [UInt8])]) throws -> (Harness, Harness.Display, FakeOwner, Int) {
+        let h = try Harness()
+        let b = h.addDisplay()
+        let owner = h.owner(targets)
+        owner.own()
+        h.settle()
+        return (h, b, owner, owner.requested.count)
+    }
+
     let text = Array("copied on A".utf8)
     let html = Array("<b>copied</b> on A".utf8)
 
@@ -54,12 +64,7 @@ final class DisplaysTests: XCTestCase {
     /// A reader on B that asks TARGETS first (Qt, Chromium, Firefox) finds the text read ahead: its request for it
     /// is answered from that read, not a second one of A's owner.
     func testTextIsReadAheadWhenTargetsIsAskedAndTheRequestThatFollowsTakesIt() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
-        let owner = h.owner([("UTF8_STRING", text), ("text/html", html)])
-        owner.own()
-        h.settle()
-        let before = owner.requested.count
+        let (h, b, owner, before) = try copiedOnA([("UTF8_STRING", text), ("text/html", html)])
         XCTAssertTrue(h.targets(on: b).contains("UTF8_STRING"))
         XCTAssertEqual(Array(owner.requested.dropFirst(before)), ["UTF8_STRING"], "the text read ahead once TARGETS was answered")
         XCTAssertEqual(h.paste("UTF8_STRING", on: b).text, "copied on A")
@@ -70,12 +75,7 @@ final class DisplaysTests: XCTestCase {
 
     /// A request for the text that comes while the read ahead is still on its way waits for that read: one read.
     func testARequestForTheTextWhileItIsBeingReadAheadWaitsForThatRead() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
-        let owner = h.owner([("UTF8_STRING", text)])
-        owner.own()
-        h.settle()
-        let before = owner.requested.count
+        let (h, b, owner, before) = try copiedOnA([("UTF8_STRING", text)])
         let lister = FakeRequestor(server: b.server)
         let reader = FakeRequestor(server: b.server)
         lister.ask("CLIPBOARD", "TARGETS")
@@ -94,12 +94,7 @@ final class DisplaysTests: XCTestCase {
     /// Bytes read ahead wait a short while only: a request after `fetchAheadWindow` reads A's live owner again, so
     /// content the owner changed since (without a new ownership) is what it gets.
     func testTextReadAheadThatNoRequestTookInItsWindowIsLetGoAndTheOwnerReadLive() throws {
-        let h = try Harness()
-        let b = h.addDisplay()
-        let owner = h.owner([("UTF8_STRING", text)])
-        owner.own()
-        h.settle()
-        let before = owner.requested.count
+        let (h, b, owner, before) = try copiedOnA([("UTF8_STRING", text)])
         XCTAssertTrue(h.targets(on: b).contains("UTF8_STRING"))
         XCTAssertEqual(Array(owner.requested.dropFirst(before)), ["UTF8_STRING"], "read ahead")
         let read = owner.requested.count

@@ -328,16 +328,26 @@ final class WaylandSeatTests: SeatTestCase {
         let children = Self.children(of: owner.processIdentifier)
         XCTAssertFalse(children.isEmpty, "wl-copy's cat sends")
         let senders = ((try? String(contentsOfFile: bin + "/cat.pids", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-        // wl-copy first, then its sender (whose end of the pipe ends then: the daemon sees an end, then the offer gone,
-        // or the offer gone first); wl-copy's exit is waited for once its sender, which holds its output, is gone too.
+        // wl-copy first, and its sender only once wl-copy is dead and the seat empty: kill() returns before its target
+        // is gone, and a sender that died first would end the pipe while wl-copy still owns the copy — a finished send,
+        // as far as any Wayland reader can tell (no size). wl-copy's exit is waited for once its sender, which holds
+        // its output, is gone too.
         kill(owner.processIdentifier, SIGKILL)
+        try waitUntil(5, "wl-copy is dead") { Self.isDead(owner.processIdentifier) }
+        try waitUntil(5, "the seat is empty") { try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).status != 0 }
         for child in Set(children + senders) { kill(child, SIGKILL) }
         owner.waitUntilExit()
         try waitUntil(5, "the file is gone") { self.incomingFiles().isEmpty }
-        try waitUntil(5, "the seat is empty") { try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).status != 0 }
         XCTAssertEqual(try pb("history", "list").text, history, "nothing recorded")
         XCTAssertFalse(desktop.daemonLog.contains("(read into its file)"), "nothing kept: \(desktop.daemonLog)")
         XCTAssertFalse(desktop.daemonLog.contains("took over CLIPBOARD on"), "nothing taken over")
+    }
+
+    /// True once process `pid` has ended (a zombie not yet reaped, or gone): its descriptors are closed.
+    static func isDead(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
     /// The processes whose parent is `pid` (from /proc).
