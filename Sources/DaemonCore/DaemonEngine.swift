@@ -217,10 +217,7 @@ public final class DaemonEngine {
                 guard let side else { return false }
                 return side.awaitsToken(name) || bridge?.holdsOffer(of: name, from: side.id) == true
             }, kept: { [weak side] name, serial in side?.keptContent(of: name, serial: serial) })
-            side.onKeptWhole = { [weak side, weak wayland] name in
-                guard let side, let wayland, let content = side.keptContent(of: name) else { return }
-                wayland.relayKept(name, content)
-            }
+            side.onKeptWhole = { [weak wayland] name, content in wayland?.relayKept(name, content) }
             log.info("\(side.name) is \(wayland.name)'s XWayland display: its compositor's own clipboard bridge is left to carry "
                      + "what it carries (an X copy while an X window has the focus, the seat's selection on X)")
             return

@@ -46,8 +46,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     }
     /// The compositor's own bridge, when this is the XWayland display of the seat the daemon serves too.
     private(set) var relay: XWaylandRelay?
-    /// Tells that this display's current copy of a pasteboard was read whole (the manager kept it).
-    var onKeptWhole: ((PasteboardName) -> Void)?
+    /// Tells that this display's current copy of a pasteboard was read whole: what the manager kept of it.
+    var onKeptWhole: ((PasteboardName, PasteboardContent) -> Void)?
 
     /// Fetches waiting for the manager's snapshot, per pasteboard.
     private var waitingForSnapshot: [PasteboardName: [PendingFetch]] = [:]
@@ -247,11 +247,10 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     private func relayTook(_ name: PasteboardName, lost: ServedContent?) {
         guard let relay, !relay.xHasFocus, let engine, let current = engine.current[name] else { return }
         if let mirror = mirrors[name], mirror.serial == current.serial, mirror.origin == current.origin {
-            return serve(mirror, count: service.count(of: name) ?? 0)
+            return take(mirror)
         }
         guard current.origin == id, let mine = offered[name], mine.serial == current.serial else { return }
-        let content = lost?.content.items.isEmpty == false ? lost!.content : keptContent(of: name)
-        guard let content else { return }
+        guard let content = lost.map(\.content).flatMap({ $0.items.isEmpty ? nil : $0 }) ?? keptContent(of: name) else { return }
         service.own(name, content: content, silent: true) { [log, display = self.name] result in
             if case .failure(let error) = result { log.info("could not serve \(name) again on \(display): \(error)") }
         }
@@ -275,6 +274,11 @@ final class XDisplayEndpoint: PasteboardEndpoint {
         // focus; taking it from the bridge then is what makes it set the seat to the daemon's X ownership, in place
         // of the Wayland client's copy. Left to it (`relayTook` takes it once there is no focus).
         if let relay, relay.xHasFocus { return }
+        take(offer)
+    }
+
+    /// Takes `offer`'s pasteboard here silently, serving it on behalf of its origin (its types fetched from there).
+    private func take(_ offer: Offer) {
         var ownership = SelectionService.Ownership(content: offer.servedContent, silent: true,
                                                    mirrorOf: engine?.endpoints[offer.origin]?.name ?? "\(offer.origin)")
         if offer.content == nil {
@@ -409,7 +413,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     private func snapshotEnded(_ pasteboard: PasteboardName) {
         readSoFar[pasteboard] = nil
         arrivingSoFar[pasteboard] = nil
-        if keptContent(of: pasteboard) != nil { onKeptWhole?(pasteboard) }
+        if let onKeptWhole, let kept = keptContent(of: pasteboard) { onKeptWhole(pasteboard, kept) }
         if let count = awaitingTargets[pasteboard] { targetsUnread(pasteboard, count: count) }
         guard let waiting = waitingForSnapshot.removeValue(forKey: pasteboard) else { return }
         for pending in waiting {

@@ -333,7 +333,7 @@ final class WaylandSeatTests: SeatTestCase {
         // as far as any Wayland reader can tell (no size). wl-copy's exit is waited for once its sender, which holds
         // its output, is gone too.
         kill(owner.processIdentifier, SIGKILL)
-        try waitUntil(5, "wl-copy is dead") { Self.isDead(owner.processIdentifier) }
+        try waitUntil(5, "wl-copy is dead") { !ProcessIdentity.isRunning(owner.processIdentifier) }
         try waitUntil(5, "the seat is empty") { try self.wayland.run("wl-paste", ["--list-types"], timeout: 5).status != 0 }
         for child in Set(children + senders) { kill(child, SIGKILL) }
         owner.waitUntilExit()
@@ -341,13 +341,6 @@ final class WaylandSeatTests: SeatTestCase {
         XCTAssertEqual(try pb("history", "list").text, history, "nothing recorded")
         XCTAssertFalse(desktop.daemonLog.contains("(read into its file)"), "nothing kept: \(desktop.daemonLog)")
         XCTAssertFalse(desktop.daemonLog.contains("took over CLIPBOARD on"), "nothing taken over")
-    }
-
-    /// True once process `pid` has ended (a zombie not yet reaped, or gone): its descriptors are closed.
-    static func isDead(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return true }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
     /// The processes whose parent is `pid` (from /proc).
