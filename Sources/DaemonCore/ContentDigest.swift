@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PasteboardCore
 
 /// The history's de-duplication digest (`HistoryStore.digest`) made a field at a time as its bytes pass, in
 /// pieces of any size: each representation's type, then its bytes, in the content's order. Fed the same fields,
@@ -43,6 +44,15 @@ struct ContentDigest: Equatable {
     }
 
     mutating func mix(_ bytes: [UInt8]) { bytes.withUnsafeBytes { mix($0) } }
+
+    /// A representation's type name, as the field before its bytes.
+    mutating func mix(type: PasteboardType) { mix(Array(type.rawValue.utf8)) }
+
+    /// A representation whole: its type, then its bytes.
+    mutating func mix(_ representation: Representation) {
+        mix(type: representation.type)
+        representation.data.withUnsafeBytes { mix($0) }
+    }
 
     /// A field begins.
     mutating func begin() {

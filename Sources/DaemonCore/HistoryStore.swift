@@ -254,10 +254,7 @@ final class HistoryStore {
     static func digest(of content: PasteboardContent) -> UInt64 {
         var digest = ContentDigest()
         for item in content.items {
-            for representation in item.representations {
-                digest.mix(Array(representation.type.rawValue.utf8))
-                representation.data.withUnsafeBytes { digest.mix($0) }
-            }
+            for representation in item.representations { digest.mix(representation) }
         }
         return digest.value
     }

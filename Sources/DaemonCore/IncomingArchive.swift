@@ -77,7 +77,7 @@ final class IncomingArchive {
         precondition(stream == nil, "one representation streamed at a time")
         catchUp(kept)
         let before = digest
-        digest.mix(Array(type.rawValue.utf8))
+        digest.mix(type: type)
         digest.begin()
         stream = (type, ContentArchive.dataOffset(of: type, after: kept, pasteboard: pasteboard), 0, before)
     }
@@ -133,10 +133,7 @@ final class IncomingArchive {
 
     private func catchUp(_ representations: [Representation]) {
         precondition(digested <= representations.count, "the representations digested come first")
-        for representation in representations[digested...] {
-            digest.mix(Array(representation.type.rawValue.utf8))
-            representation.data.withUnsafeBytes { digest.mix($0) }
-        }
+        for representation in representations[digested...] { digest.mix(representation) }
         digested = representations.count
     }
 
