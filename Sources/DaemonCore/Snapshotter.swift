@@ -203,7 +203,8 @@ final class Snapshotter {
         endArriving(snapshot, "the read of \(snapshot.name) stopped")
         snapshot.purpose = purpose
         snapshot.name = target
-        snapshot.read = SelectionRead(target: atom, property: property, cap: cap, incrAtom: x.atoms.incr)
+        snapshot.read = SelectionRead(target: atom, property: property, cap: cap, incrAtom: x.atoms.incr,
+                                      advise: { HugePages.advise($0, count: $1) })
         let now = clock.now()
         snapshot.deadline = now + ownerTimeout
         snapshot.targetStarted = now

@@ -79,7 +79,8 @@ public final class SelectionReader {
         if owner(of: selection).isNone { throw .empty }
         let timeout = Duration.milliseconds(timeoutMilliseconds)
         let started = clock.now()
-        var read = SelectionRead(target: target, property: property, cap: cap, incrAtom: x.atoms.incr)
+        var read = SelectionRead(target: target, property: property, cap: cap, incrAtom: x.atoms.incr,
+                               advise: { HugePages.advise($0, count: $1) })
         var deadline = started + timeout
         var nextAsk = started
         while true {

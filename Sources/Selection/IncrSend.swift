@@ -127,14 +127,44 @@ public struct IncrReceive: Sendable {
         case typeMismatch
     }
 
+    /// Advises the system about a large buffer about to be filled (`count` bytes at the pointer): the daemon's is
+    /// `HugePages.advise`. It changes no contents.
+    public typealias Advise = @Sendable (UnsafeMutableRawPointer, Int) -> Void
+
     public private(set) var type: Atom?
     public private(set) var data: [UInt8] = []
     public let cap: Int
+    private let advise: Advise?
+    /// The capacity from which `data` grows into advised memory: below it, as any array grows.
+    static let advisedFrom = 2 << 20
 
-    /// `sizeHint` is the header's lower bound, used only to reserve capacity up to the cap.
-    public init(cap: Int, sizeHint: Int = 0) {
+    /// `sizeHint` is the header's lower bound, used only to reserve capacity up to the cap. `advise` is told of
+    /// each buffer of `advisedFrom` bytes or more that `data` grows into, before it is written (an owner that
+    /// announces no size, as xclip, has its value grown by doubling: with huge pages a 64 MiB transfer faults in
+    /// a few dozen times instead of some 30,000, which was most of the daemon's CPU for it, docs/performance.md).
+    public init(cap: Int, sizeHint: Int = 0, advise: Advise? = nil) {
         self.cap = cap
-        if sizeHint > 0 { data.reserveCapacity(min(sizeHint, cap)) }
+        self.advise = advise
+        if sizeHint > 0 { grow(toHold: min(sizeHint, cap)) }
+    }
+
+    /// Makes room for at least `needed` bytes in `data`: twice the capacity it had (the cap at most), in
+    /// advised memory once that is `advisedFrom` or more; the bytes so far are copied over once.
+    private mutating func grow(toHold needed: Int) {
+        let capacity = max(needed, min(data.capacity * 2, cap))
+        guard let advise, capacity >= Self.advisedFrom else {
+            data.reserveCapacity(capacity)
+            return
+        }
+        let old = data
+        data = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            advise(UnsafeMutableRawPointer(base), capacity)
+            old.withUnsafeBufferPointer { source in
+                if let from = source.baseAddress { base.initialize(from: from, count: source.count) }
+            }
+            initialized = old.count
+        }
     }
 
     public mutating func receive(type chunkType: Atom, bytes: [UInt8]) -> Outcome {
@@ -147,6 +177,7 @@ public struct IncrReceive: Sendable {
         if let type, type != chunkType { return .typeMismatch }
         type = chunkType
         if data.count + bytes.count > cap { return .overCap }
+        if data.count + bytes.count > data.capacity { grow(toHold: data.count + bytes.count) }
         data.append(contentsOf: bytes)
         return .needMore
     }

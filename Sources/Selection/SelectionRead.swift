@@ -92,8 +92,13 @@ public struct SelectionRead: Sendable {
     public private(set) var replyProperty: Atom
     private let incrAtom: Atom
 
-    public init(target: Atom, property: Atom, cap: Int, incrAtom: Atom, chunkReadLimit: Int = 256 << 10) {
+    /// Told of each large buffer an INCR transfer's value grows into (`IncrReceive.Advise`).
+    private let advise: IncrReceive.Advise?
+
+    public init(target: Atom, property: Atom, cap: Int, incrAtom: Atom, chunkReadLimit: Int = 256 << 10,
+                advise: IncrReceive.Advise? = nil) {
         self.target = target
+        self.advise = advise
         self.property = property
         self.cap = max(cap, 0)
         self.incrAtom = incrAtom
@@ -143,7 +148,7 @@ public struct SelectionRead: Sendable {
                 if let size, size > cap {
                     phase = .draining(.tooLarge(cap: cap, size: size))
                 } else {
-                    receive = IncrReceive(cap: cap, sizeHint: size ?? 0)
+                    receive = IncrReceive(cap: cap, sizeHint: size ?? 0, advise: advise)
                     phase = .receiving
                 }
                 return .wait

@@ -216,6 +216,38 @@ final class IncrReceiveTests: XCTestCase {
         XCTAssertEqual(receive.data.count, 10, "the chunk over the cap is not kept")
     }
 
+    /// A transfer of unknown size (xclip announces none) grows by doubling; each buffer of 2 MiB or more is
+    /// advised before it is written, and the value comes out whole and in order.
+    func testALargeTransferOfUnknownSizeGrowsIntoAdvisedBuffersAndStaysWhole() {
+        final class Advised: @unchecked Sendable { var sizes: [Int] = [] }
+        let advised = Advised()
+        let cap = 40 << 20
+        var receive = IncrReceive(cap: cap) { _, count in advised.sizes.append(count) }
+        var expected: [UInt8] = []
+        let chunk = 256 << 10
+        for n in 0..<(20 << 20) / chunk {
+            let bytes = (0..<chunk).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) }
+            expected += bytes
+            XCTAssertEqual(receive.receive(type: type, bytes: bytes), .needMore)
+        }
+        XCTAssertEqual(receive.receive(type: type, bytes: []), .complete)
+        XCTAssertTrue(receive.data == expected, "the value is every chunk, in order")
+        XCTAssertFalse(advised.sizes.isEmpty, "a 20 MiB value is grown into advised memory")
+        XCTAssertTrue(advised.sizes.allSatisfy { $0 >= 2 << 20 && $0 <= cap }, "\(advised.sizes)")
+        XCTAssertLessThanOrEqual(advised.sizes.count, 5, "doubling: a handful of buffers, not one per chunk: \(advised.sizes)")
+        XCTAssertEqual(advised.sizes, advised.sizes.sorted())
+    }
+
+    func testAnAnnouncedSizeIsReservedInAdvisedMemoryOnce() {
+        final class Advised: @unchecked Sendable { var sizes: [Int] = [] }
+        let advised = Advised()
+        var receive = IncrReceive(cap: 64 << 20, sizeHint: 3 << 20) { _, count in advised.sizes.append(count) }
+        XCTAssertEqual(advised.sizes, [3 << 20])
+        for _ in 0..<3 { XCTAssertEqual(receive.receive(type: type, bytes: [UInt8](repeating: 9, count: 1 << 20)), .needMore) }
+        XCTAssertEqual(advised.sizes, [3 << 20], "what was announced needs no second buffer")
+        XCTAssertEqual(receive.data.count, 3 << 20)
+    }
+
     func testChunkOfAnotherTypeIsAMismatch() {
         var receive = IncrReceive(cap: 100)
         XCTAssertEqual(receive.receive(type: type, bytes: [1]), .needMore)
