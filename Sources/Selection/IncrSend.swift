@@ -140,8 +140,8 @@ public struct IncrReceive: Sendable {
 
     /// `sizeHint` is the header's lower bound, used only to reserve capacity up to the cap. `advise` is told of
     /// each buffer of `advisedFrom` bytes or more that `data` grows into, before it is written (an owner that
-    /// announces no size, as xclip, has its value grown by doubling: with huge pages a 64 MiB transfer faults in
-    /// a few dozen times instead of some 30,000, which was most of the daemon's CPU for it, docs/performance.md).
+    /// announces no size, as xclip, has its value grown by doubling, some 128 MiB touched for 64 MiB: in huge pages
+    /// that is about 64 faults instead of 32,000, which were most of the daemon's CPU for it, docs/performance.md).
     public init(cap: Int, sizeHint: Int = 0, advise: Advise? = nil) {
         self.cap = cap
         self.advise = advise

@@ -191,6 +191,9 @@ final class ArraySource: ByteSource, @unchecked Sendable {
 final class IncrReceiveTests: XCTestCase {
     let type = standardAtoms.utf8String
 
+    /// The sizes `IncrReceive` advised, in order (its hook runs on the test's thread).
+    final class AdvisedSizes: @unchecked Sendable { var sizes: [Int] = [] }
+
     func testChunksAccumulateUntilZeroLength() {
         var receive = IncrReceive(cap: 100)
         XCTAssertEqual(receive.receive(type: type, bytes: Array("hel".utf8)), .needMore)
@@ -219,8 +222,7 @@ final class IncrReceiveTests: XCTestCase {
     /// A transfer of unknown size (xclip announces none) grows by doubling; each buffer of 2 MiB or more is
     /// advised before it is written, and the value comes out whole and in order.
     func testALargeTransferOfUnknownSizeGrowsIntoAdvisedBuffersAndStaysWhole() {
-        final class Advised: @unchecked Sendable { var sizes: [Int] = [] }
-        let advised = Advised()
+        let advised = AdvisedSizes()
         let cap = 40 << 20
         var receive = IncrReceive(cap: cap) { _, count in advised.sizes.append(count) }
         var expected: [UInt8] = []
@@ -239,8 +241,7 @@ final class IncrReceiveTests: XCTestCase {
     }
 
     func testAnAnnouncedSizeIsReservedInAdvisedMemoryOnce() {
-        final class Advised: @unchecked Sendable { var sizes: [Int] = [] }
-        let advised = Advised()
+        let advised = AdvisedSizes()
         var receive = IncrReceive(cap: 64 << 20, sizeHint: 3 << 20) { _, count in advised.sizes.append(count) }
         XCTAssertEqual(advised.sizes, [3 << 20])
         for _ in 0..<3 { XCTAssertEqual(receive.receive(type: type, bytes: [UInt8](repeating: 9, count: 1 << 20)), .needMore) }
