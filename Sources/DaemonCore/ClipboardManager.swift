@@ -19,7 +19,7 @@ import XTypes
 ///   SAVE_TARGETS, replying only once every target was read (INCR included) and the clipboard is ours. Held by
 ///   another pasteboardd's window, it is taken once the X server reports that window's hold ended.
 /// - Persistence: the newest non-secret CLIPBOARD content is kept in `$XDG_STATE_HOME/pasteboard/
-///   clipboard.archive` and restored at start when nobody owns the clipboard — or when its owner is the window
+///   clipboard.archive` (or, when it is a small copy in history, in the history's journal, which says so) and restored at start when nobody owns the clipboard — or when its owner is the window
 ///   of a pasteboardd that is gone (`DaemonMark`), once the X server reports that window gone; the history lives
 ///   beside it.
 final class ClipboardManager {
@@ -63,6 +63,7 @@ final class ClipboardManager {
         self.writer = writer
         restoresKeptContent = keeping == nil
         history = keeping?.history ?? HistoryStore(directory: self.stateDirectory.map { $0 + "/history" },
+                                                   keptArchive: self.stateDirectory.map { $0 + "/clipboard.archive" },
                                                    maximumEntries: configuration.historyLength, maximumBytes: configuration.historyMaxBytes,
                                                    deduplicate: configuration.historyDeduplicate, writer: writer)
     }
@@ -139,8 +140,16 @@ final class ClipboardManager {
 
     /// Forgets a removed pasteboard's kept content.
     func forget(_ name: PasteboardName) {
+        discardKept(name)
         persistent.remove(name)
-        if let path = archivePath(for: name) { writer.submit(.remove(path: path)) }
+    }
+
+    /// Removes `name`'s kept content from the disk, wherever it is (for CLIPBOARD, the history's journal may say
+    /// which of its entries it is: that goes first, so a crash between the two brings nothing back).
+    private func discardKept(_ name: PasteboardName) {
+        guard let path = archivePath(for: name) else { return }
+        if name == .general { history.keptElsewhere() }
+        writer.submit(.remove(path: path))
     }
 
     // MARK: - Start
@@ -226,13 +235,14 @@ final class ClipboardManager {
     }
 
     private func restore(_ name: PasteboardName) {
-        guard let path = archivePath(for: name), FileSystem.fileExists(path) else { return }
+        var skipped: [SkippedRepresentation] = []
+        let journalKept = name == .general ? history.keptArchive(skipped: &skipped) : nil
+        guard let path = archivePath(for: name), journalKept != nil || FileSystem.fileExists(path) else { return }
         do {
-            var skipped: [SkippedRepresentation] = []
             // Kept content is written up to the history's budget, whatever its source (a pb copy may exceed the
             // snapshot cap): it is read back up to that. Its large representations stay in the file and are
-            // served from there.
-            let archive = try ContentArchive.open(path: path, contentBytes: configuration.historyMaxBytes, skipped: &skipped)
+            // served from there. A small one the history's journal holds is read from there.
+            let archive = try journalKept ?? ContentArchive.open(path: path, contentBytes: configuration.historyMaxBytes, skipped: &skipped)
             if !skipped.isEmpty { log.info("restoring \(name) without \(skipped.count) of its types: \(skipped.summary())") }
             guard !archive.content.items.isEmpty else {
                 log.warning("cannot restore the saved content of \(name): none of its types can be kept")
@@ -334,7 +344,7 @@ final class ClipboardManager {
             }
         case .secret(let countChange):
             log.info("\(name) holds secret content: not read, recorded or kept")
-            if name == .general, let path = archivePath { writer.submit(.remove(path: path)) }
+            if name == .general { discardKept(name) }
             if countChange { service.countExternalChange(name) }
         case .unreadable(let countChange):
             if case .failed(let why, let skipped) = outcome {
@@ -361,10 +371,10 @@ final class ClipboardManager {
     func cleared(_ name: PasteboardName) {
         state.cleared(name)
         snapshotter.abandon(x.intern(name.rawValue))
-        if name == .general || persistent.contains(name), let path = archivePath(for: name) {
+        if name == .general || persistent.contains(name) {
             // Gone from the disk before anything else happens: a crash right after a clear must not bring
             // the content back (the only removal that waits for the writer thread).
-            writer.submit(.remove(path: path))
+            discardKept(name)
             finishWrites()
         }
     }
@@ -389,9 +399,7 @@ final class ClipboardManager {
     func daemonOwned(_ name: PasteboardName, content: PasteboardContent, count: UInt64) {
         state.daemonOwned(name, count: count, content: content)
         if content.isKeptOnlyWhileServed {
-            if name == .general || persistent.contains(name), let path = archivePath(for: name) {
-                writer.submit(.remove(path: path))
-            }
+            if name == .general || persistent.contains(name) { discardKept(name) }
             return
         }
         if !paused { record(name, content) }
@@ -400,8 +408,9 @@ final class ClipboardManager {
     /// Keeps non-secret content: the newest CLIPBOARD content on disk, and every change in history, whatever
     /// its size — written on the writer thread (atomically, 0600), so a large copy holds nothing on the loop,
     /// and the history keeps no copy of its own once the file is written. The kept content is written once:
-    /// when the history holds it on disk, the archive is a hard link to the history entry's file (a 10 MiB
-    /// copy costs one write and one fsync, not two of each). Content larger than the history's whole budget
+    /// when the history holds it in a file, the archive is a hard link to that file (a 10 MiB copy costs one write
+    /// and one fsync, not two of each); when the history holds it in its journal (a small copy), the journal's frame
+    /// for it also says it is the kept content, and there is no archive (a line costs one append and one fdatasync). Content larger than the history's whole budget
     /// (`historyMaxBytes`) is neither recorded nor written: it is served from memory while it lasts. A copy
     /// another kind of endpoint read (a Wayland seat's) is recorded here too, at the count this display adopted.
     ///
@@ -413,30 +422,35 @@ final class ClipboardManager {
         let fits = content.byteCount <= configuration.historyMaxBytes
         let time = WallClock.now
         let count = service.count(of: name) ?? 0
-        var historyFile: String?
+        var placement: HistoryStore.Placement?
+        let keptOnDisk = (name == .general || persistent.contains(name)) ? archivePath(for: name) : nil
         // nspasteboard.org's auto-generated content is not the user's copy: served and kept, never in history.
         if content.isAutoGenerated { log.info("\(name) holds auto-generated content (org.nspasteboard.AutoGeneratedType): not recorded in history") }
         if fits && !content.isAutoGenerated && (name == .general || (name == .primary && configuration.recordPrimary)) {
-            historyFile = history.add(content, pasteboard: name, time: time, changeCount: count, incoming: incoming)
+            placement = history.add(content, pasteboard: name, time: time, changeCount: count, incoming: incoming,
+                                    keeping: name == .general && keptOnDisk != nil)
         }
-        guard name == .general || persistent.contains(name), let path = archivePath(for: name) else {
-            if let historyFile { serveFromFile(name, count: count, content, once: historyFile) }
+        guard let path = keptOnDisk else {
+            if case .file(let historyFile) = placement { serveFromFile(name, count: count, content, once: historyFile) }
             return
         }
         guard fits else {
             // An older archive must not come back after a restart in place of this content.
-            writer.submit(.remove(path: path))
+            discardKept(name)
             log.info("\(name) holds \(content.byteCount) bytes, more than historyMaxBytes (\(configuration.historyMaxBytes)): "
                      + (incoming == nil ? "served from memory" : "served from the file it was read into, removed") + ", not kept in history or on disk")
             return
         }
+        // A small copy the history holds in its journal is kept there too (the journal says so: one write).
+        if placement == .journal && name == .general { return }
         try? FileSystem.createDirectory(FileSystem.parentDirectory(of: path), mode: 0o700, intermediate: true)
-        if let historyFile {
+        if case .file(let historyFile) = placement {
             writer.submit(.link(existing: historyFile, path: path))
         } else {
             let archive = ContentArchive(pasteboard: name, changeCount: count, time: time, content: content)
             writer.submit(incoming?.archive.commit(as: path, archive) ?? .writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
         }
+        if name == .general { history.keptElsewhere() }
         serveFromFile(name, count: count, content, once: path)
     }
 

@@ -14,6 +14,8 @@ import Glibc
 /// - A `notice` change is a mark in the queue: once every change before it is done, its id is queued for
 ///   `takeNotices()` and `noticeDescriptor` becomes readable (the loop learns that a file it asked for is
 ///   on disk without waiting for it).
+/// - An `append` to a file whose last `write` or `append` failed is not made (`isBroken(_:)` says so until a
+///   `write` of that file succeeds): records that follow a lost one would not be where their writer put them.
 /// - A process killed meanwhile loses the queued changes, never a file already written.
 ///
 /// The thread lives as long as the process; only the queue is shared, under one mutex.
@@ -28,6 +30,8 @@ public final class BackgroundWriter: @unchecked Sendable {
         case link(existing: String, path: String)
         /// `AtomicFile.commit(temporary, length:, patches:, to: path)`: a file filled over time named `path`.
         case commit(temporary: String, length: Int, patches: [Patch], path: String)
+        /// `AppendOnlyFile.write(bytes, to: path, at: offset)`: a record added to a journal, on the device once done.
+        case append(path: String, offset: Int, bytes: [UInt8])
         /// Removes `path` if it exists.
         case remove(path: String)
         /// Removes the files of `directory` whose name has one of `suffixes` or starts with a dot.
@@ -52,6 +56,8 @@ public final class BackgroundWriter: @unchecked Sendable {
     private var queue: [Change] = []
     private var failures: [String] = []
     private var notices: [UInt64] = []
+    /// The files whose last `write` or `append` failed (guarded by `mutex`; touched only by whoever performs).
+    private var broken: Set<String> = []
     private var started = false
     /// False if the thread could not be started: changes are then carried out by `submit` itself.
     private var threaded = true
@@ -78,7 +84,7 @@ public final class BackgroundWriter: @unchecked Sendable {
         guard threaded else {
             // Without a thread the change is made here, in order all the same: nothing is lost.
             pthread_mutex_unlock(mutex)
-            if let failure = Self.perform(change) { locked { failures.append(failure) } }
+            if let failure = perform(change) { locked { failures.append(failure) } }
             if case .notice(let id) = change { deliver(id) }
             return
         }
@@ -107,6 +113,34 @@ public final class BackgroundWriter: @unchecked Sendable {
         }
         return nil
     }
+
+    /// `count` bytes at `offset` of `path` as they are once every change submitted so far is done: from the queue
+    /// when a queued `append` or `write` of `path` holds them (the newest first; nothing older than a queued `write`
+    /// of the file counts), else from the file. Nil when they are in neither (the file is shorter, or unreadable).
+    public func bytes(of path: String, at offset: Int, count: Int) -> [UInt8]? {
+        let queued = locked { () -> [UInt8]?? in
+            for change in queue.reversed() {
+                switch change {
+                case .append(let target, let start, let bytes) where target == path && start <= offset && offset + count <= start + bytes.count:
+                    return .some(Array(bytes[(offset - start)..<(offset - start + count)]))
+                case .write(let target, let bytes, _) where target == path:
+                    return .some(offset + count <= bytes.count ? Array(bytes[offset..<(offset + count)]) : nil)
+                case .remove(let target) where target == path:
+                    return .some(nil)
+                default: continue
+                }
+            }
+            return nil
+        }
+        if let queued { return queued }
+        guard let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow]) else { return nil }
+        defer { try? fd.close() }
+        return try? fd.read(count: count, at: offset)
+    }
+
+    /// True when the last `write` or `append` of `path` that was carried out failed (what the writer's owner
+    /// mends by writing the file whole again).
+    public func isBroken(_ path: String) -> Bool { locked { broken.contains(path) } }
 
     /// Changes submitted and not yet done.
     public var pendingCount: Int { locked { queue.count } }
@@ -176,7 +210,7 @@ public final class BackgroundWriter: @unchecked Sendable {
             while queue.isEmpty { pthread_cond_wait(condition, mutex) }
             let change = queue[0]
             pthread_mutex_unlock(mutex)
-            let failure = Self.perform(change)
+            let failure = perform(change)
             pthread_mutex_lock(mutex)
             queue.removeFirst()
             if let failure { failures.append(failure) }
@@ -187,9 +221,25 @@ public final class BackgroundWriter: @unchecked Sendable {
         }
     }
 
+    /// Carries out one change, keeping `broken` up to date; a line saying what failed, or nil.
+    private func perform(_ change: Change) -> String? {
+        switch change {
+        case .append(let path, _, _) where locked({ broken.contains(path) }):
+            return "not appending to \(path): an earlier change of it failed"
+        case .write(let path, _, _), .append(let path, _, _):
+            let failure = Self.perform(change)
+            locked { if failure == nil { broken.remove(path) } else { broken.insert(path) } }
+            return failure
+        default:
+            return Self.perform(change)
+        }
+    }
+
     /// Carries out one change; a line saying what failed, or nil.
     static func perform(_ change: Change) -> String? {
         switch change {
+        case .append(let path, let offset, let bytes):
+            do { try AppendOnlyFile.write(bytes, to: path, at: offset) } catch { return "cannot append to \(path): \(error)" }
         case .write(let path, let bytes, let mode):
             do { try AtomicFile.write(bytes, to: path, mode: mode) } catch { return "cannot write \(path): \(error)" }
         case .writeSegments(let path, let segments, let mode):

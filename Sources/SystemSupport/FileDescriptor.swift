@@ -334,6 +334,14 @@ extension FileDescriptor {
         _ = try retryingInterrupts("fsync(\(rawValue))") { fsync(rawValue) }
     }
 
+    /// Flushes the file's data, and the metadata needed to read it back (its size), to the device: what an
+    /// append needs, without the timestamps `sync` writes too.
+    ///
+    /// The corresponding C function is `fdatasync(2)`.
+    public func syncData() throws {
+        _ = try retryingInterrupts("fdatasync(\(rawValue))") { fdatasync(rawValue) }
+    }
+
     /// Where the next `read` starts in the open file (its offset), in bytes.
     ///
     /// The corresponding C function is `lseek(2)` with `SEEK_CUR`.

@@ -205,6 +205,39 @@ public enum FileSystem {
     }
 }
 
+/// Adds bytes to a file that only grows (a journal), each write on the device before it returns.
+public enum AppendOnlyFile {
+    /// Writes `bytes` at `offset` of `path` and fdatasyncs it; creates the file (mode `mode`, and fsyncs its
+    /// directory, so the new name survives a crash) when there is none. What was before `offset` is left as it
+    /// is. A crash during the write can leave a part of `bytes` at the end of the file, never change what was
+    /// before: its reader must tell a whole record from a torn one.
+    ///
+    /// The corresponding C functions are `open(2)`, `pwrite(2)` and `fdatasync(2)`.
+    public static func write(_ bytes: [UInt8], to path: String, at offset: Int, mode: FilePermissions = 0o600) throws {
+        let fd: FileDescriptor
+        var created = false
+        do {
+            fd = try FileDescriptor.open(path, [.writeOnly, .noFollow])
+        } catch Errno.Code.noSuchFileOrDirectory {
+            fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusiveCreate, .noFollow], mode: mode)
+            created = true
+        }
+        do {
+            try bytes.withUnsafeBytes { try fd.writeAll($0, at: offset) }
+            try fd.syncData()
+            try fd.close()
+        } catch {
+            try? fd.close()
+            throw error
+        }
+        if created {
+            let directoryFD = try FileDescriptor.open(FileSystem.parentDirectory(of: path), [.readOnly, .directory])
+            defer { try? directoryFD.close() }
+            try directoryFD.sync()
+        }
+    }
+}
+
 /// Replaces a file's contents all at once, so that readers see the old or the new bytes, never a mix.
 public enum AtomicFile {
     /// Writes `bytes` to a new temporary file in `path`'s directory (mode `mode`), fsyncs it,

@@ -92,7 +92,9 @@ final class CountingAndStateTests: XCTestCase {
         let h = try Harness(keepState: true)
         let directory = try XCTUnwrap(h.stateDirectory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try h.copy([(.utf8PlainText, "kept once")])
+        // Larger than the journal takes: a file of its own, which the kept clipboard's archive is too.
+        let large = String(repeating: "kept once ", count: 4000)
+        try h.copy([(.utf8PlainText, large)])
         h.engine.manager.finishWrites()
         let archive = directory + "/clipboard.archive"
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory + "/history").filter { $0.hasSuffix(".archive") }
@@ -105,7 +107,44 @@ final class CountingAndStateTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: entry))
         h.engine.stop()
         let restarted = try Harness(keepState: true, directory: directory)
-        XCTAssertEqual(restarted.paste("UTF8_STRING").text, "kept once")
+        XCTAssertEqual(restarted.paste("UTF8_STRING").text, large)
+    }
+
+    /// A small copy is one frame of the history's journal, which also says it is the kept clipboard: no file of
+    /// its own, no clipboard.archive; deleting its entry writes it out first, so it is still restored.
+    func testASmallKeptCopyIsOneFrameOfTheJournalAndOutlivesItsEntry() throws {
+        let h = try Harness(keepState: true)
+        let directory = try XCTUnwrap(h.stateDirectory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try h.copy([(.utf8PlainText, "an older copy")])
+        try h.copy([(.utf8PlainText, "kept once")])
+        h.engine.manager.finishWrites()
+        let archive = directory + "/clipboard.archive"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory + "/history"), ["journal"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: archive), "the journal says which entry is kept")
+        let journal = try Data(contentsOf: URL(fileURLWithPath: directory + "/history/journal"))
+        XCTAssertEqual(journal.count(of: "kept once"), 2, "its preview and its bytes, once each: no second copy")
+        h.engine.stop()
+        do {
+            let restarted = try Harness(keepState: true, directory: directory)
+            XCTAssertEqual(restarted.paste("UTF8_STRING").text, "kept once")
+            XCTAssertEqual(restarted.engine.manager.history.entries.map(\.preview), ["kept once", "an older copy"])
+            XCTAssertEqual(restarted.send(.historyDelete(index: 0)).first, .ok)
+            restarted.engine.manager.finishWrites()
+            XCTAssertTrue(FileManager.default.fileExists(atPath: archive), "written out before its entry went")
+            restarted.engine.stop()
+        }
+        let again = try Harness(keepState: true, directory: directory)
+        XCTAssertEqual(again.paste("UTF8_STRING").text, "kept once")
+        XCTAssertEqual(again.engine.manager.history.entries.map(\.preview), ["an older copy"])
+        // A clear of the history keeps the clipboard; a clear of the clipboard keeps nothing.
+        try again.copy([(.utf8PlainText, "newest")])
+        XCTAssertEqual(again.send(.historyClear).first, .ok)
+        again.engine.manager.finishWrites()
+        XCTAssertEqual(again.engine.manager.history.entries.count, 0)
+        again.engine.stop()
+        let cleared = try Harness(keepState: true, directory: directory)
+        XCTAssertEqual(cleared.paste("UTF8_STRING").text, "newest", "the kept clipboard outlives a history clear")
     }
 
     func testSecretContentIsServedButNeverKept() throws {
@@ -144,5 +183,19 @@ final class CountingAndStateTests: XCTestCase {
         XCTAssertEqual(status["count.CLIPBOARD"], "1")
         XCTAssertEqual(status["conversions"], "0")
         XCTAssertEqual(status["display"], ":99")
+    }
+}
+
+private extension Data {
+    /// How many times `text`'s UTF-8 occurs.
+    func count(of text: String) -> Int {
+        let needle = Data(text.utf8)
+        var found = 0
+        var start = startIndex
+        while let range = range(of: needle, in: start..<endIndex) {
+            found += 1
+            start = range.upperBound
+        }
+        return found
     }
 }

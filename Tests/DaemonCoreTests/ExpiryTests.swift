@@ -63,14 +63,21 @@ final class ExpiryTests: XCTestCase {
 
     func testAnExpiringSecretIsMarkedBothWaysAndAnOlderArchiveDoesNotComeBack() throws {
         let h = try Harness(keepState: true)
+        let directory = try XCTUnwrap(h.stateDirectory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try h.copy([(.utf8PlainText, "kept before")])
         h.engine.manager.finishWrites()
-        XCTAssertTrue(FileManager.default.fileExists(atPath: h.stateDirectory! + "/clipboard.archive"))
+        let history = h.engine.manager.history
+        XCTAssertEqual(history.keptID, history.entries.first?.id, "kept: the history's journal says it is the clipboard's")
         _ = try expiringCopy(h, "one-time code", after: 30_000, options: .sensitive)
         h.engine.manager.finishWrites()
-        XCTAssertFalse(FileManager.default.fileExists(atPath: h.stateDirectory! + "/clipboard.archive"),
-                       "a restart must not bring back what the expiring copy replaced")
+        XCTAssertNil(history.keptID)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/clipboard.archive"))
         let targets = h.targets()
         XCTAssertTrue(targets.contains("org.nspasteboard.TransientType") && targets.contains("x-kde-passwordManagerHint"), "\(targets)")
+        h.engine.stop()
+        let restarted = try Harness(keepState: true, directory: directory)
+        XCTAssertFalse(restarted.daemonOwns(), "a restart must not bring back what the expiring copy replaced")
+        XCTAssertEqual(restarted.engine.manager.history.entries.map(\.preview), ["kept before"], "still in history")
     }
 }

@@ -19,10 +19,9 @@ final class PersistenceTests: DesktopTestCase {
         try pb("copy", input: Array("first copy".utf8))
         try pb("copy", "-t", "text/html=\(html)", "-t", "text=\(html)")
         let countBefore = try count()
-        // Kept content is written a moment after the copy (the daemon's writer thread; the history index
-        // goes last): kill once it is on disk. A kill inside that moment loses only this save (stress suite).
-        let index = desktop.home + "/state/pasteboard/history/index"
-        try waitUntil(10, "the copy is saved") { ((try? String(contentsOfFile: index, encoding: .utf8)) ?? "").contains("<b>kept</b>") }
+        // Kept content is written a moment after the copy (the daemon's writer thread): kill once it is on disk.
+        // A kill inside that moment loses only this save (stress suite).
+        try waitUntil(10, "the copy is saved") { saved("<b>kept</b>") }
         XCTAssertEqual(desktop.stopDaemon(signal: SIGKILL), SIGKILL)
         // The daemon is gone: so is its selection.
         XCTAssertEqual(try run(desktop.pb, ["paste"]).status, 2)
@@ -33,6 +32,13 @@ final class PersistenceTests: DesktopTestCase {
         XCTAssertTrue(history.contains("first copy"), history)
         try pb("copy", input: Array("after restart".utf8))
         XCTAssertEqual(try count(), countBefore + 1, "the count continues, never repeats")
+    }
+
+    /// True once the history's journal holds `text` (a small copy's entry and content, written in one frame with
+    /// its being the kept clipboard).
+    func saved(_ text: String) -> Bool {
+        let journal = desktop.home + "/state/pasteboard/history/journal"
+        return (try? Data(contentsOf: URL(fileURLWithPath: journal)))?.range(of: Data(text.utf8)) != nil
     }
 
     /// The pid of the pasteboardd whose window owns CLIPBOARD_MANAGER (nil: none, or not a pasteboardd's).
@@ -50,8 +56,7 @@ final class PersistenceTests: DesktopTestCase {
         try pb("copy", "-P", "_PB_TEST_RACE", "named and kept")
         try pb("copy", "kept through restarts")
         let (clipboardCount, namedCount) = (try count(), try count("-P", "_PB_TEST_RACE"))
-        let index = desktop.home + "/state/pasteboard/history/index"
-        try waitUntil(10, "the copy is saved") { ((try? String(contentsOfFile: index, encoding: .utf8)) ?? "").contains("kept through restarts") }
+        try waitUntil(10, "the copy is saved") { saved("kept through restarts") }
         let named = desktop.home + "/state/pasteboard/pasteboards.d/" + "_PB_TEST_RACE".utf8.map { String($0, radix: 16) }.joined() + ".archive"
         try waitUntil(10, "the named pasteboard is saved") {
             (try? Data(contentsOf: URL(fileURLWithPath: named)))?.range(of: Data("named and kept".utf8)) != nil
@@ -82,8 +87,7 @@ final class PersistenceTests: DesktopTestCase {
         try desktop.startDaemon()
         try pb("copy", "kept while its window lingers")
         let before = try count()
-        let index = desktop.home + "/state/pasteboard/history/index"
-        try waitUntil(10, "the copy is saved") { ((try? String(contentsOfFile: index, encoding: .utf8)) ?? "").contains("kept while its window lingers") }
+        try waitUntil(10, "the copy is saved") { saved("kept while its window lingers") }
         let killed = try XCTUnwrap(desktop.daemon?.processIdentifier)
         XCTAssertEqual(desktop.stopDaemon(signal: SIGKILL), SIGKILL)
         let clipboard = try startTestOwner("CLIPBOARD", mode: "silent", markedAsDaemon: killed,
@@ -113,8 +117,7 @@ final class PersistenceTests: DesktopTestCase {
     func testALocalOnlyCopyIsStillLocalOnlyAfterARestart() throws {
         try desktop.startDaemon()
         try pb("copy", "--local-only", "only here")
-        let index = desktop.home + "/state/pasteboard/history/index"
-        try waitUntil(10, "the copy is saved") { ((try? String(contentsOfFile: index, encoding: .utf8)) ?? "").contains("only here") }
+        try waitUntil(10, "the copy is saved") { saved("only here") }
         XCTAssertEqual(desktop.stopDaemon(signal: SIGKILL), SIGKILL)
         // Started again at once: the killed daemon's window may still own CLIPBOARD (restored once it is gone).
         try desktop.startDaemon()

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+import ControlProtocol
+import PasteboardCore
+
+/// The history's file, `history/journal`: frames appended one per change of the history (one copy: its entry, the
+/// entries it pushed out, and whether it is also the kept clipboard, in one frame, one write, one fdatasync), and the
+/// whole file written again, atomically, when it has grown to more than twice what it holds (`HistoryStore`).
+///
+/// A frame: `PBH1`, its payload's length (u32), the payload's `ContentDigest` (u64), the payload: records, one after
+/// another (a tag byte, then its fields, little-endian, strings and bytes length-prefixed: `WireWriter`'s). A small
+/// entry's archive (`ContentArchive`'s bytes, what its own file would hold) is inside its record; a larger one's
+/// content is in `<id>.archive` beside the journal, written before the frame that names it.
+///
+/// Reading (`read`) takes every frame whose digest holds, in order, and skips what does not: a frame torn by a crash
+/// at the end of the file, or bytes an append that failed never wrote (the search goes on at the next `PBH1`). A
+/// frame is the unit of a change: it is there whole or not at all.
+enum HistoryJournal {
+    static let magic: [UInt8] = Array("PBH1".utf8)
+    /// Magic, length, digest.
+    static let headerBytes = 16
+    /// The most bytes of a frame's payload read back: far above any frame the daemon writes (an inline archive is at
+    /// most `HistoryStore.inlineBytes`; a whole file's first frame lists every entry).
+    static let maximumPayload = 1 << 30
+
+    enum Record: Equatable {
+        /// The id the next entry takes is at least this.
+        case next(UInt64)
+        /// An entry added, newest of all; its archive inline, or nil when `<id>.archive` holds it.
+        case entry(HistoryStore.Entry, archive: [UInt8]?)
+        /// The entry with this id is gone.
+        case drop(UInt64)
+        /// The kept CLIPBOARD content is this entry's (restored from it at start), or nil: not the history's.
+        case kept(UInt64?)
+    }
+
+    /// Where an entry's inline archive lies in the bytes `frame` made: its offset from the frame's first byte.
+    struct InlineArchive: Equatable {
+        var id: UInt64
+        var offset: Int
+        var count: Int
+    }
+
+    /// One frame holding `records`, and where each inline archive lies in it.
+    static func frame(_ records: [Record]) -> (bytes: [UInt8], archives: [InlineArchive]) {
+        var payload = WireWriter(reservingCapacity: 256)
+        var archives: [InlineArchive] = []
+        for record in records {
+            switch record {
+            case .next(let id):
+                payload.u8(1)
+                payload.u64(id)
+            case .entry(let entry, let archive):
+                payload.u8(2)
+                payload.u64(entry.id)
+                payload.i64(entry.time)
+                payload.string(entry.pasteboard.rawValue)
+                payload.u64(entry.size)
+                payload.u64(entry.digest)
+                payload.array(entry.types) { $0.string($1) }
+                payload.string(entry.preview)
+                payload.bool(entry.source != nil)
+                if let source = entry.source {
+                    payload.string(source.application)
+                    payload.i64(Int64(source.processID ?? 0))
+                }
+                payload.bool(archive != nil)
+                if let archive {
+                    // After the archive's u32 length.
+                    archives.append(InlineArchive(id: entry.id, offset: headerBytes + payload.count + 4, count: archive.count))
+                    payload.bytes(archive)
+                }
+            case .drop(let id):
+                payload.u8(3)
+                payload.u64(id)
+            case .kept(let id):
+                payload.u8(4)
+                payload.u64(id ?? 0)
+            }
+        }
+        let body = payload.joined
+        var digest = ContentDigest()
+        digest.mix(body)
+        var header = WireWriter(reservingCapacity: headerBytes)
+        for byte in magic { header.u8(byte) }
+        header.u32(UInt32(body.count))
+        header.u64(digest.value)
+        return (header.joined + body, archives)
+    }
+
+    /// What a journal's bytes hold.
+    struct Contents {
+        /// Every record of every whole frame, in order.
+        var records: [Record] = []
+        /// Where each inline archive lies, from the file's first byte.
+        var archives: [UInt64: InlineArchive] = [:]
+        /// Bytes that were not a whole frame (torn, or never written), skipped.
+        var damagedBytes = 0
+        /// Where the last whole frame ends: what follows it is torn.
+        var end = 0
+    }
+
+    /// The whole frames of `bytes`, in order; anything else skipped and counted.
+    static func read(_ bytes: [UInt8]) -> Contents {
+        var contents = Contents()
+        var offset = 0
+        var skippedFrom: Int?
+        while offset + headerBytes <= bytes.count {
+            if let frame = wholeFrame(in: bytes, at: offset) {
+                if let from = skippedFrom { contents.damagedBytes += offset - from }
+                skippedFrom = nil
+                contents.records += frame.records
+                for archive in frame.archives { contents.archives[archive.id] = InlineArchive(id: archive.id, offset: offset + archive.offset, count: archive.count) }
+                offset += frame.length
+                contents.end = offset
+            } else {
+                if skippedFrom == nil { skippedFrom = offset }
+                offset = nextMagic(in: bytes, after: offset) ?? bytes.count
+            }
+        }
+        contents.damagedBytes += bytes.count - (skippedFrom ?? contents.end)
+        return contents
+    }
+
+    private static func nextMagic(in bytes: [UInt8], after offset: Int) -> Int? {
+        var index = offset + 1
+        while index + magic.count <= bytes.count {
+            if bytes[index] == magic[0] && bytes[index + 1] == magic[1] && bytes[index + 2] == magic[2] && bytes[index + 3] == magic[3] {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The frame at `offset` when it is whole (its digest holds, its records parse); nil otherwise.
+    private static func wholeFrame(in bytes: [UInt8], at offset: Int) -> (records: [Record], archives: [InlineArchive], length: Int)? {
+        guard Array(bytes[offset..<(offset + 4)]) == magic else { return nil }
+        var header = WireReader(Array(bytes[(offset + 4)..<(offset + headerBytes)]))
+        guard let length = try? header.u32("length"), let check = try? header.u64("digest"), Int(length) <= maximumPayload,
+              offset + headerBytes + Int(length) <= bytes.count else { return nil }
+        let body = Array(bytes[(offset + headerBytes)..<(offset + headerBytes + Int(length))])
+        var digest = ContentDigest()
+        digest.mix(body)
+        guard digest.value == check, let (records, archives) = try? parse(body) else { return nil }
+        return (records, archives, headerBytes + Int(length))
+    }
+
+    private static func parse(_ body: [UInt8]) throws -> ([Record], [InlineArchive]) {
+        var reader = WireReader(body)
+        var records: [Record] = []
+        var archives: [InlineArchive] = []
+        while reader.remaining > 0 {
+            switch try reader.u8("record") {
+            case 1:
+                records.append(.next(try reader.u64("next")))
+            case 2:
+                let id = try reader.u64("id")
+                let time = try reader.i64("time")
+                guard let pasteboard = PasteboardName.named(try reader.string("pasteboard", maximum: 4096)) else {
+                    throw ControlProtocolError.invalidValue(field: "pasteboard", reason: "not a pasteboard name")
+                }
+                let size = try reader.u64("size")
+                let digest = try reader.u64("digest")
+                let types = try reader.array("types", maximum: 1 << 16, minimumElementSize: 4) { reader, _ in try reader.string("type", maximum: 1 << 16) }
+                let preview = try reader.string("preview", maximum: 1 << 16)
+                var source: ContentSource?
+                if try reader.bool("source") {
+                    let application = try reader.string("application", maximum: 1 << 16)
+                    let processID = try reader.i64("process")
+                    source = ContentSource(application: application, processID: processID == 0 ? nil : Int32(truncatingIfNeeded: processID))
+                }
+                var archive: [UInt8]?
+                if try reader.bool("inline") {
+                    let offset = headerBytes + body.count - reader.remaining + 4
+                    let bytes = try reader.bytes("archive")
+                    archives.append(InlineArchive(id: id, offset: offset, count: bytes.count))
+                    archive = bytes
+                }
+                records.append(.entry(HistoryStore.Entry(id: id, time: time, pasteboard: pasteboard, types: types, size: size,
+                                                         preview: preview, digest: digest, source: source), archive: archive))
+            case 3:
+                records.append(.drop(try reader.u64("drop")))
+            case 4:
+                let id = try reader.u64("kept")
+                records.append(.kept(id == 0 ? nil : id))
+            default:
+                throw ControlProtocolError.invalidValue(field: "record", reason: "unknown kind")
+            }
+        }
+        return (records, archives)
+    }
+}

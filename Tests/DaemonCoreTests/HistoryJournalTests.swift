@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+@testable import DaemonCore
+import Foundation
+import PasteboardCore
+import SystemSupport
+import XCTest
+
+/// The history's journal: frames read back whole or not at all, whatever a crash or a failed write left; the
+/// history on disk read back as it was, in a journal that stays within twice what it holds; an older version's
+/// index taken over.
+final class HistoryJournalTests: XCTestCase {
+    private func entry(_ id: UInt64, _ preview: String = "a line") -> HistoryStore.Entry {
+        HistoryStore.Entry(id: id, time: 1_700_000_000 + Int64(id), pasteboard: .general, types: ["UTF8_STRING", "a b%"],
+                           size: 6, preview: preview, digest: 0xfeed_0000 + id, source: ContentSource(application: "xterm", processID: 42))
+    }
+
+    func testAFrameReadsBackAsWrittenAndNamesWhereEachArchiveIs() {
+        let records: [HistoryJournal.Record] = [.next(9), .entry(entry(3), archive: [1, 2, 3, 4]), .entry(entry(4), archive: nil),
+                                                .drop(2), .kept(3), .kept(nil)]
+        let (bytes, archives) = HistoryJournal.frame(records)
+        XCTAssertEqual(archives, [HistoryJournal.InlineArchive(id: 3, offset: archives[0].offset, count: 4)])
+        XCTAssertEqual(Array(bytes[archives[0].offset..<archives[0].offset + 4]), [1, 2, 3, 4])
+        let contents = HistoryJournal.read(bytes + bytes)
+        XCTAssertEqual(contents.records, records + records)
+        XCTAssertEqual(contents.archives[3]?.offset, bytes.count + archives[0].offset, "the newest place of each")
+        XCTAssertEqual(contents.damagedBytes, 0)
+        XCTAssertEqual(contents.end, 2 * bytes.count)
+    }
+
+    func testATornFrameAHoleAndAChangedByteCostOnlyTheirOwnFrame() {
+        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))]).bytes
+        let b = HistoryJournal.frame([.entry(entry(2), archive: Array("two".utf8)), .kept(2)]).bytes
+        let c = HistoryJournal.frame([.drop(1)]).bytes
+        // Torn at every length: the whole frames before it, nothing of it.
+        for cut in 0..<b.count {
+            let contents = HistoryJournal.read(a + b[0..<cut])
+            XCTAssertEqual(contents.records, [.entry(entry(1), archive: Array("one".utf8))], "cut at \(cut)")
+            XCTAssertEqual(contents.end, a.count)
+            XCTAssertEqual(contents.damagedBytes, cut)
+        }
+        // An append that never happened (zeros where it should be), then one that did.
+        let hole = HistoryJournal.read(a + [UInt8](repeating: 0, count: 100) + c)
+        XCTAssertEqual(hole.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)])
+        XCTAssertEqual(hole.damagedBytes, 100)
+        // Any one byte of the middle frame changed: that frame, and only it, is gone.
+        for index in stride(from: 0, to: b.count, by: 7) {
+            var changed = b
+            changed[index] ^= 0x5A
+            let contents = HistoryJournal.read(a + changed + c)
+            XCTAssertEqual(contents.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)], "byte \(index)")
+            XCTAssertEqual(contents.damagedBytes, b.count, "byte \(index)")
+        }
+        // A frame whose records do not parse, though its digest holds, is not taken either.
+        let garbage = HistoryJournal.frame([]).bytes
+        var lying = garbage
+        lying[4] = 1   // length 1: one byte of payload that is no record (and the digest no longer holds)
+        XCTAssertEqual(HistoryJournal.read(lying + [0xFF]).records, [])
+    }
+
+    // MARK: - The history on disk
+
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "journal-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: keptPath)
+    }
+
+    /// The kept clipboard's file, beside the history's directory as in the state directory.
+    private var keptPath: String { directory + ".kept" }
+
+    private func store(entries: Int = 100, writer: BackgroundWriter = BackgroundWriter()) -> HistoryStore {
+        HistoryStore(directory: directory, keptArchive: keptPath,
+                     maximumEntries: entries, maximumBytes: 1 << 30, deduplicate: true, writer: writer)
+    }
+
+    private func text(_ value: String) throws -> PasteboardContent {
+        PasteboardContent(items: [try PasteboardItem([(type: PasteboardType.utf8PlainText, data: Array(value.utf8))])])
+    }
+
+    private func texts(_ history: HistoryStore) -> [String] {
+        var skipped: [SkippedRepresentation] = []
+        return history.entries.indices.map { index in
+            history.content(at: index, skipped: &skipped)?.items.first?.representations.first.map { String(decoding: $0.data, as: UTF8.self) } ?? "(unreadable)"
+        }
+    }
+
+    private var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted() }
+
+    func testSmallCopiesAreFramesOfTheJournalALargeOneAFileAndBothReadBackAfterARestart() throws {
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        let large = String(repeating: "x", count: HistoryStore.inlineBytes + 1)
+        for value in ["one", "two", large, "three"] {
+            history.add(try text(value), pasteboard: .general, time: 1)
+        }
+        XCTAssertEqual(texts(history), ["three", large, "two", "one"], "readable while the writer may still hold them")
+        writer.drain()
+        XCTAssertEqual(files, ["3.archive", "journal"])
+        XCTAssertEqual(writer.takeFailures(), [])
+        let again = store()
+        XCTAssertEqual(texts(again), ["three", large, "two", "one"])
+        XCTAssertEqual(again.entries, history.entries, "every field: types, preview, source, digest")
+    }
+
+    func testATornLastFrameIsSkippedAndTheJournalWrittenWholeAgain() throws {
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        history.add(try text("whole"), pasteboard: .general, time: 1)
+        history.add(try text("torn"), pasteboard: .general, time: 2)
+        writer.drain()
+        let journal = directory + "/journal"
+        let bytes = try FileSystem.readFile(journal, limit: 1 << 20)
+        try FileSystem.removeFile(journal)
+        try AtomicFile.write(bytes.dropLast(3), to: journal)
+        let reloaded = store(writer: writer)
+        XCTAssertEqual(texts(reloaded), ["whole"])
+        writer.drain()
+        let rewritten = HistoryJournal.read(try FileSystem.readFile(journal, limit: 1 << 20))
+        XCTAssertEqual(rewritten.damagedBytes, 0, "the torn bytes are gone")
+        reloaded.add(try text("after"), pasteboard: .general, time: 3)
+        writer.drain()
+        XCTAssertEqual(texts(store()), ["after", "whole"])
+    }
+
+    func testTheJournalStaysWithinTwiceWhatItHoldsAndOnlyTheNewestEntriesComeBack() throws {
+        let writer = BackgroundWriter()
+        let history = store(entries: 5, writer: writer)
+        var largest = 0
+        for n in 0..<2000 {
+            history.add(try text("copy number \(n)"), pasteboard: .general, time: Int64(n), keeping: n % 2 == 0)
+            if n % 100 == 99 {
+                writer.drain()
+                largest = max(largest, (try? FileSystem.status(directory + "/journal").size).map(Int.init) ?? 0)
+            }
+        }
+        writer.drain()
+        XCTAssertLessThan(largest, 80 << 10, "written whole again as it grows: 5 entries and 64 KiB of slack at most")
+        XCTAssertEqual(files, ["journal"])
+        let again = store(entries: 5)
+        XCTAssertEqual(texts(again), (1995..<2000).reversed().map { "copy number \($0)" })
+        XCTAssertEqual(again.keptID, again.entries[1].id, "the last copy that was kept")
+    }
+
+    func testAnOlderVersionsIndexIsReadAndTakenOverByTheJournal() throws {
+        let archive = ContentArchive(pasteboard: .general, changeCount: 4, time: 1_700_000_000, content: try text("from before"))
+        try AtomicFile.write(archive.encode(), to: directory + "/3.archive")
+        let index = "next\t5\n3\t1700000000\tCLIPBOARD\t11\t\(HistoryStore.digest(of: try text("from before")))\tUTF8_STRING%20x\tfrom before\txterm\t42\n"
+            + "4\t1700000001\tCLIPBOARD\t3\t9\tUTF8_STRING\tits archive is gone\n"
+        try AtomicFile.write(Array(index.utf8), to: directory + "/index")
+        try AtomicFile.write([1], to: directory + "/9.archive")
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        XCTAssertEqual(history.entries.map(\.preview), ["from before"], "an entry without its archive is dropped")
+        XCTAssertEqual(history.entries.first?.types, ["UTF8_STRING x"])
+        XCTAssertEqual(history.entries.first?.source, ContentSource(application: "xterm", processID: 42))
+        XCTAssertEqual(texts(history), ["from before"])
+        history.add(try text("new"), pasteboard: .general, time: 2)
+        XCTAssertEqual(history.entries.first?.id, 5, "ids go on from the index's")
+        writer.drain()
+        XCTAssertEqual(files, ["3.archive", "journal"], "the index and the archive no entry names are gone")
+        XCTAssertEqual(texts(store()), ["new", "from before"])
+    }
+
+    func testTheKeptEntryIsWrittenOutBeforeItLeavesTheHistory() throws {
+        let kept = keptPath
+        let writer = BackgroundWriter()
+        let history = store(entries: 2, writer: writer)
+        XCTAssertEqual(history.add(try text("the clipboard"), pasteboard: .general, time: 1, keeping: true), .journal)
+        history.add(try text("a primary"), pasteboard: .primary, time: 2)
+        writer.drain()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: kept))
+        var skipped: [SkippedRepresentation] = []
+        XCTAssertEqual(store(entries: 2).keptArchive(skipped: &skipped)?.content.items.first?.representations.first?.data,
+                       Array("the clipboard".utf8))
+        history.add(try text("another primary"), pasteboard: .primary, time: 3)
+        writer.drain()
+        XCTAssertNil(history.keptID)
+        let archive = try ContentArchive.decode(try FileSystem.readFile(kept, limit: 1 << 20), skipped: &skipped)
+        XCTAssertEqual(archive.content.items.first?.representations.first?.data, Array("the clipboard".utf8))
+        XCTAssertNil(store(entries: 2).keptArchive(skipped: &skipped), "the journal no longer says so")
+    }
+}
