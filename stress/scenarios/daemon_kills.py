@@ -2,10 +2,12 @@
 """pasteboardd killed with SIGKILL while it saves content and while it sends an INCR transfer.
 
 What is persisted (docs/architecture.md, ClipboardManager.record): after answering the copying client,
-the daemon writes `clipboard.archive` (the content, up to 16 MiB; larger content stays in memory) and a
-history entry (`history/<id>.archive`, then `history/index`), each with AtomicFile (temp file, fsync,
-rename, fsync of the directory); `counts` is written before the client is answered. A kill lands in one
-of those writes when it comes a few milliseconds after `pb copy` returns, or while a copy is in flight.
+the daemon writes a history entry and the kept clipboard: a small copy (an archive of at most 16 KiB) as one frame
+appended to `history/journal` (fdatasync), which also says it is the kept clipboard; a larger one as
+`history/<id>.archive` with AtomicFile (temp file, fsync, rename, fsync of the directory), `clipboard.archive` a
+hard link to it, then the journal's frame; `counts` is written before the client is answered. A kill lands in one
+of those writes when it comes a few milliseconds after `pb copy` returns, or while a copy is in flight. Rounds
+alternate between the two: a small copy and a 1–6 MiB one.
 """
 import json
 import os
@@ -88,13 +90,17 @@ def daemon_kills(ctx):
     previous = first        # what the clipboard held (restored, or written and waited for) before this round
     highest_count = daemon.count()
 
-    iterations = restored_new = restored_old = inflight_failed = mid_write = 0
+    iterations = restored_new = restored_old = inflight_failed = mid_write = small_rounds = small_old = 0
     history_checked = 0
     leftover_max = 0
     began = time.monotonic()
     while iterations < MAX_ITERATIONS and (iterations < MIN_ITERATIONS or time.monotonic() - began < SECONDS):
         seq += 1
-        size = (1 << 20) * (1 + seq % 6) + seq * 4099 % 65536      # 1 to 6 MiB: always persisted (≤ 16 MiB)
+        if seq % 2:
+            size = 40 + seq * 997 % 12000                           # a frame of the journal
+            small_rounds += 1
+        else:
+            size = (1 << 20) * (1 + seq % 6) + seq * 4099 % 65536  # 1 to 6 MiB: a file of its own
         new = make_content(seq, size)
         contents[zlib.crc32(new)] = seq
         in_flight = seq % 3 == 0
@@ -149,6 +155,7 @@ def daemon_kills(ctx):
             previous = new
         elif pasted == previous:
             restored_old += 1
+            small_old += seq % 2
         else:
             which = contents.get(zlib.crc32(pasted))
             ctx.check(False, f"round {seq}: the clipboard holds {len(pasted)} bytes that are neither the previous "
@@ -175,9 +182,11 @@ def daemon_kills(ctx):
         leftover_max = max(leftover_max, len(leftovers))
         ctx.check(not leftovers, f"round {seq}: {len(leftovers)} temp files left in the state directory "
                                        f"after the restart: {', '.join(os.path.basename(p) for p in leftovers[:4])}")
-    ctx.figure(f"save kills: {iterations} SIGKILLs (1–6 MiB copies; every third while `pb copy` was in flight, "
+    ctx.figure(f"save kills: {iterations} SIGKILLs ({small_rounds} of copies of 40 B to 12 KiB, kept in the history's journal, the "
+               f"others of 1–6 MiB copies; every third while `pb copy` was in flight, "
                f"the others 0–5 ms (every fourth 5–40 ms) after it returned), {mid_write} of them left a save half-written")
-    ctx.figure(f"restores verified: {iterations} (new content {restored_new}, previous content {restored_old}, "
+    ctx.figure(f"restores verified: {iterations} (new content {restored_new}, previous content {restored_old} — {small_old} of "
+               f"them after a small copy, killed before its frame was on disk —, "
                f"torn 0 allowed); {inflight_failed} in-flight copies were not acknowledged; "
                f"{history_checked} history entries read back whole; changeCount never went back (last {highest_count})")
     ctx.figure(f"temp files in the state directory after a restart: at most {leftover_max}")
