@@ -40,6 +40,10 @@ final class HistoryStore {
 
     /// The most bytes of an archive held in the journal rather than in a file of its own.
     static let inlineBytes = 16 << 10
+    /// The most bytes of archives the journal holds in all (64 MiB unless a test says otherwise): past it, a small entry
+    /// gets a file of its own too, so that the journal stays far below what it is read back up to
+    /// (`HistoryJournal.maximumPayload`) whatever `historyLength` allows (100,000 entries of 16 KiB would be 1.6 GB).
+    let inlineTotalBytes: Int
 
     private let directory: String?
     /// The kept CLIPBOARD content's file (`clipboard.archive`): written from the journal's entry when that entry
@@ -72,8 +76,9 @@ final class HistoryStore {
 
     /// Failures to write are reported by `writer` (its owner logs them).
     init(directory: String?, keptArchive: String? = nil, maximumEntries: Int, maximumBytes: Int, deduplicate: Bool,
-         writer: BackgroundWriter) {
+         writer: BackgroundWriter, inlineTotalBytes: Int = 64 << 20) {
         self.directory = directory
+        self.inlineTotalBytes = inlineTotalBytes
         self.keptArchivePath = directory == nil ? nil : keptArchive
         self.writer = writer
         self.maximumEntries = maximumEntries
@@ -124,7 +129,9 @@ final class HistoryStore {
         var inlineArchive: [UInt8]?
         if incoming == nil && content.byteCount <= Self.inlineBytes {
             let bytes = archive.encode()
-            if bytes.count <= Self.inlineBytes { inlineArchive = bytes }
+            if bytes.count <= Self.inlineBytes && inline.values.reduce(bytes.count, { $0 + $1.count }) <= inlineTotalBytes {
+                inlineArchive = bytes
+            }
         }
         if inlineArchive == nil {
             if let change = incoming?.archive.commit(as: path, archive) {

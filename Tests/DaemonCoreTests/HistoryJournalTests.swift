@@ -74,9 +74,9 @@ final class HistoryJournalTests: XCTestCase {
     /// The kept clipboard's file, beside the history's directory as in the state directory.
     private var keptPath: String { directory + ".kept" }
 
-    private func store(entries: Int = 100, writer: BackgroundWriter = BackgroundWriter()) -> HistoryStore {
+    private func store(entries: Int = 100, writer: BackgroundWriter = BackgroundWriter(), inlineTotal: Int = 64 << 20) -> HistoryStore {
         HistoryStore(directory: directory, keptArchive: keptPath,
-                     maximumEntries: entries, maximumBytes: 1 << 30, deduplicate: true, writer: writer)
+                     maximumEntries: entries, maximumBytes: 1 << 30, deduplicate: true, writer: writer, inlineTotalBytes: inlineTotal)
     }
 
     private func text(_ value: String) throws -> PasteboardContent {
@@ -106,6 +106,20 @@ final class HistoryJournalTests: XCTestCase {
         let again = store()
         XCTAssertEqual(texts(again), ["three", large, "two", "one"])
         XCTAssertEqual(again.entries, history.entries, "every field: types, preview, source, digest")
+    }
+
+    func testPastWhatTheJournalHoldsInAllASmallCopyGetsAFileOfItsOwn() throws {
+        let writer = BackgroundWriter()
+        let history = store(entries: 3, writer: writer, inlineTotal: 1000)
+        let line = { (n: Int) in String(repeating: "\(n)", count: 250) }
+        var placements: [HistoryStore.Placement?] = []
+        for n in 1...6 { placements.append(history.add(try text(line(n)), pasteboard: .general, time: Int64(n))) }
+        // Each archive is about 300 bytes: three fit in 1,000; the fourth has a file; the fifth and sixth push the
+        // first two out, so there is room again.
+        XCTAssertEqual(placements.map { $0 == .journal }, [true, true, true, false, true, true])
+        writer.drain()
+        XCTAssertEqual(files, ["4.archive", "journal"])
+        XCTAssertEqual(texts(store(entries: 3, inlineTotal: 1000)), [line(6), line(5), line(4)])
     }
 
     func testATornLastFrameIsSkippedAndTheJournalWrittenWholeAgain() throws {
