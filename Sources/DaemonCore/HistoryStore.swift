@@ -425,26 +425,31 @@ final class HistoryStore {
         }
     }
 
-    /// The entries a journal's records leave, in their order.
+    /// The entries a journal's records leave, in their order (each record looked up by id: a journal written whole
+    /// lists every entry in one frame, up to `historyLength`'s 100,000).
     private func replay(_ contents: HistoryJournal.Contents) {
+        var live: [UInt64: (entry: HistoryStore.Entry, position: Int)] = [:]
+        var position = 0
         for record in contents.records {
             switch record {
             case .next(let id):
                 nextID = max(nextID, id)
             case .entry(let entry, let archive):
-                entries.removeAll { $0.id == entry.id }
-                entries.insert(entry, at: 0)
+                live[entry.id] = (entry, position)
+                position += 1
                 inline[entry.id] = archive == nil ? nil : contents.archives[entry.id].map { ($0.offset, $0.count) }
                 recordBytes[entry.id] = Self.estimatedRecordBytes(entry, archive: archive?.count ?? 0)
                 nextID = max(nextID, entry.id + 1)
             case .drop(let id):
-                entries.removeAll { $0.id == id }
+                live[id] = nil
                 inline[id] = nil
                 recordBytes[id] = nil
             case .kept(let id):
                 keptID = id
             }
         }
+        // Newest first: the later an entry was added, the nearer the front.
+        entries = live.values.sorted { $0.position > $1.position }.map(\.entry)
     }
 
     /// An older version's history: an `index` file, one entry per line, fields separated by tabs, preview last;
