@@ -19,9 +19,9 @@ import XTypes
 ///   SAVE_TARGETS, replying only once every target was read (INCR included) and the clipboard is ours. Held by
 ///   another pasteboardd's window, it is taken once the X server reports that window's hold ended.
 /// - Persistence: the newest non-secret CLIPBOARD content is kept in `$XDG_STATE_HOME/pasteboard/
-///   clipboard.archive` (or, when it is a small copy in history, in the history's journal, which says so) and restored at start when nobody owns the clipboard — or when its owner is the window
-///   of a pasteboardd that is gone (`DaemonMark`), once the X server reports that window gone; the history lives
-///   beside it.
+///   clipboard.archive` (or, a small copy in history, in the history's journal, which says so) and restored at
+///   start when nobody owns the clipboard — or when its owner is the window of a pasteboardd that is gone
+///   (`DaemonMark`), once the X server reports that window gone; the history lives beside it.
 final class ClipboardManager {
     private unowned let service: SelectionService
     private let x: any XDisplay
@@ -410,9 +410,10 @@ final class ClipboardManager {
     /// and the history keeps no copy of its own once the file is written. The kept content is written once:
     /// when the history holds it in a file, the archive is a hard link to that file (a 10 MiB copy costs one write
     /// and one fsync, not two of each); when the history holds it in its journal (a small copy), the journal's frame
-    /// for it also says it is the kept content, and there is no archive (a line costs one append and one fdatasync). Content larger than the history's whole budget
-    /// (`historyMaxBytes`) is neither recorded nor written: it is served from memory while it lasts. A copy
-    /// another kind of endpoint read (a Wayland seat's) is recorded here too, at the count this display adopted.
+    /// for it also says it is the kept content, and there is no archive (a line costs one append and one
+    /// fdatasync). Content larger than the history's whole budget (`historyMaxBytes`) is neither recorded nor
+    /// written: it is served from memory while it lasts. A copy another kind of endpoint read (a Wayland seat's) is
+    /// recorded here too, at the count this display adopted.
     ///
     /// A copy read straight into its archive's file (`incoming`: a Wayland seat's large copy, with its digest) is
     /// kept by committing that file, never written again: as the history's entry (the kept archive a link to it), or
