@@ -108,7 +108,8 @@ final class HistoryStore {
     @discardableResult
     func add(_ content: PasteboardContent, pasteboard: PasteboardName, time: Int64, changeCount: UInt64 = 0,
              incoming: (archive: IncomingArchive, digest: UInt64)? = nil, keeping: Bool = false) -> Placement? {
-        guard content.byteCount <= maximumBytes else { return nil }
+        // No history (`historyLength` 0): nothing is written for it, not even to be dropped at once.
+        guard content.byteCount <= maximumBytes, maximumEntries > 0 else { return nil }
         let digest = incoming?.digest ?? Self.digest(of: content)
         if deduplicate, let newest = entries.first, newest.digest == digest, newest.pasteboard == pasteboard {
             guard memory[newest.id] == nil, let path = archivePath(newest.id) else { return nil }

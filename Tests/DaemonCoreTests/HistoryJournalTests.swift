@@ -122,6 +122,14 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertEqual(texts(store(entries: 3, inlineTotal: 1000)), [line(6), line(5), line(4)])
     }
 
+    func testWithoutAHistoryNothingIsWrittenForIt() throws {
+        let writer = BackgroundWriter()
+        let history = store(entries: 0, writer: writer)
+        XCTAssertNil(history.add(try text("not recorded"), pasteboard: .general, time: 1, keeping: true))
+        writer.drain()
+        XCTAssertEqual(files, [], "no journal, no archive: the caller keeps the clipboard in its own file")
+    }
+
     func testATornLastFrameIsSkippedAndTheJournalWrittenWholeAgain() throws {
         let writer = BackgroundWriter()
         let history = store(writer: writer)
