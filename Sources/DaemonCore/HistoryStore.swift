@@ -310,7 +310,10 @@ final class HistoryStore {
         if writer.isBroken(journalPath) {
             // What the last frames said is in memory; the file is written again from it.
             var fresh: [UInt64: [UInt8]] = [:]
-            for case .entry(let entry, let archive?) in records { fresh[entry.id] = archive }
+            for case .entry(let entry, let archive?) in records where recordBytes[entry.id] != nil {
+                fresh[entry.id] = archive
+                inline[entry.id] = (0, archive.count)   // placed by the whole write
+            }
             compact(fresh: fresh)
         } else if !records.isEmpty {
             let (bytes, archives) = HistoryJournal.frame(records)

@@ -122,6 +122,31 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertEqual(texts(store(entries: 3, inlineTotal: 1000)), [line(6), line(5), line(4)])
     }
 
+    /// A journal the writer cannot append to (here a directory stands where it should be) is written whole again at
+    /// the next change once it can be: what could not be read back is gone, the newest copy is kept.
+    func testAJournalWhoseWriteFailedIsWrittenWholeAgainWithTheNewestCopy() throws {
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        let journal = directory + "/journal"
+        history.add(try text("one"), pasteboard: .general, time: 1)
+        writer.drain()
+        try FileSystem.removeFile(journal)
+        try FileSystem.createDirectory(journal, mode: 0o700, intermediate: false)
+        history.add(try text("two"), pasteboard: .general, time: 2)
+        writer.drain()
+        XCTAssertTrue(writer.isBroken(journal))
+        history.add(try text("three"), pasteboard: .general, time: 3)
+        writer.drain()
+        XCTAssertTrue(writer.isBroken(journal), "the whole write cannot replace a directory either")
+        try FileManager.default.removeItem(atPath: journal)
+        history.add(try text("four"), pasteboard: .general, time: 4)
+        writer.drain()
+        XCTAssertFalse(writer.isBroken(journal))
+        XCTAssertEqual(texts(history), ["four"], "what no longer reads back is dropped, not listed unreadable")
+        XCTAssertEqual(texts(store()), ["four"])
+        XCTAssertFalse(writer.takeFailures().isEmpty, "each failure reported, for the log")
+    }
+
     func testWithoutAHistoryNothingIsWrittenForIt() throws {
         let writer = BackgroundWriter()
         let history = store(entries: 0, writer: writer)
