@@ -195,6 +195,15 @@ public enum FileSystem {
         _ = try valueOrErrno("chmod(\(path))") { chmod(path, mode.rawValue) }
     }
 
+    /// Flushes `directory` itself to the device, so that a name made or changed in it survives a crash.
+    ///
+    /// The corresponding C functions are `open(2)` with `O_DIRECTORY` and `fsync(2)`.
+    public static func syncDirectory(_ directory: String) throws {
+        let directoryFD = try FileDescriptor.open(directory, [.readOnly, .directory])
+        defer { try? directoryFD.close() }
+        try directoryFD.sync()
+    }
+
     /// The directory part of `path`: `"/a/b"` → `"/a"`, `"/a"` → `"/"`, `"b"` → `"."`.
     public static func parentDirectory(of path: String) -> String {
         var trimmed = Substring(path)
@@ -230,11 +239,7 @@ public enum AppendOnlyFile {
             try? fd.close()
             throw error
         }
-        if created {
-            let directoryFD = try FileDescriptor.open(FileSystem.parentDirectory(of: path), [.readOnly, .directory])
-            defer { try? directoryFD.close() }
-            try directoryFD.sync()
-        }
+        if created { try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path)) }
     }
 }
 
@@ -352,9 +357,7 @@ public enum AtomicFile {
             try? FileSystem.removeFile(temporaryPath)
             throw error
         }
-        let directoryFD = try FileDescriptor.open(directory, [.readOnly, .directory])
-        defer { try? directoryFD.close() }
-        try directoryFD.sync()
+        try FileSystem.syncDirectory(directory)
     }
 
     /// Removes the temporary files that `write` calls in `directory` left behind because their process
