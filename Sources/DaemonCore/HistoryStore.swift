@@ -123,7 +123,7 @@ final class HistoryStore {
         guard let path = archivePath(entry.id) else {
             memory[entry.id] = content
             entries.insert(entry, at: 0)
-            trim()
+            enforceLimits()
             return nil
         }
         let archive = ContentArchive(pasteboard: pasteboard, changeCount: changeCount, time: time, content: content)
@@ -282,12 +282,6 @@ final class HistoryStore {
         return removals
     }
 
-    /// `trim` in RAM-only mode (nothing to write).
-    private func trim() {
-        var records: [HistoryJournal.Record] = []
-        _ = trim(into: &records)
-    }
-
     /// The limits applied to what the history holds now (at start, and when the configuration lowers them).
     private func enforceLimits() {
         var records: [HistoryJournal.Record] = []
@@ -321,10 +315,13 @@ final class HistoryStore {
             // (An entry dropped in the same frame, as soon as added, has no place.)
             for archive in archives where recordBytes[archive.id] != nil { inline[archive.id] = (journalLength + archive.offset, archive.count) }
             journalLength += bytes.count
-            if journalLength > 2 * recordBytes.values.reduce(0, +) + (64 << 10) { compact() }
+            if compactionDue { compact() }
         }
         for path in removals { writer.submit(.remove(path: path)) }
     }
+
+    /// True when the journal holds more than twice what is live, and 64 KiB besides: time to write it whole.
+    private var compactionDue: Bool { journalLength > 2 * recordBytes.values.reduce(0, +) + (64 << 10) }
 
     /// Writes the journal whole (atomically): every entry, oldest first, and what is kept. A small entry whose
     /// archive cannot be read back (from `fresh`, the writer's queue or the file) is dropped.
@@ -388,9 +385,12 @@ final class HistoryStore {
         guard let directory, let journalPath else { return }
         try? FileSystem.createDirectory(directory, mode: 0o700, intermediate: true)
         var rewrite = false
+        // The small entries' archives as read, for a whole write at start to take rather than read them again.
+        var read: [UInt64: [UInt8]] = [:]
         if let bytes = try? FileSystem.readFile(journalPath, limit: HistoryJournal.maximumPayload) {
             let contents = HistoryJournal.read(bytes)
             replay(contents)
+            for case .entry(let entry, let archive?) in contents.records { read[entry.id] = archive }
             journalLength = bytes.count
             // A torn or unwritten frame is left behind by the next whole write.
             rewrite = contents.damagedBytes > 0
@@ -418,15 +418,13 @@ final class HistoryStore {
         // Limits lowered since the last run hold from the start.
         var records: [HistoryJournal.Record] = []
         let removals = trim(into: &records)
-        if rewrite || !records.isEmpty || journalLength > 2 * recordBytes.values.reduce(0, +) + (64 << 10) {
-            compact()
+        // An older version's index goes once the journal says what it said (or more: an upgrade cut short).
+        let legacyIndex = legacyIndexPath.flatMap { FileSystem.fileExists($0) ? $0 : nil }
+        if rewrite || !records.isEmpty || legacyIndex != nil || compactionDue {
+            compact(fresh: read)
             for path in removals { writer.submit(.remove(path: path)) }
         }
-        // An older version's index goes once the journal says what it said (or more: an upgrade cut short).
-        if let legacyIndexPath, FileSystem.fileExists(legacyIndexPath) {
-            if !rewrite { compact() }
-            writer.submit(.remove(path: legacyIndexPath))
-        }
+        if let legacyIndex { writer.submit(.remove(path: legacyIndex)) }
     }
 
     /// The entries a journal's records leave, in their order (each record looked up by id: a journal written whole
