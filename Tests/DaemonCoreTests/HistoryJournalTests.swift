@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ControlProtocol
 @testable import DaemonCore
 import Foundation
 import PasteboardCore
@@ -50,11 +51,19 @@ final class HistoryJournalTests: XCTestCase {
             XCTAssertEqual(contents.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)], "byte \(index)")
             XCTAssertEqual(contents.damagedBytes, b.count, "byte \(index)")
         }
-        // A frame whose records do not parse, though its digest holds, is not taken either.
-        let garbage = HistoryJournal.frame([]).bytes
-        var lying = garbage
-        lying[4] = 1   // length 1: one byte of payload that is no record (and the digest no longer holds)
-        XCTAssertEqual(HistoryJournal.read(lying + [0xFF]).records, [])
+        // A frame whose digest holds but whose payload is no record (an unknown kind) is not taken either, and costs
+        // only itself.
+        let payload: [UInt8] = [0xFF]
+        var check = ContentDigest()
+        check.mix(payload)
+        var header = WireWriter()
+        for byte in HistoryJournal.magic { header.u8(byte) }
+        header.u32(UInt32(payload.count))
+        header.u64(check.value)
+        let unparsable = header.joined + payload
+        let contents = HistoryJournal.read(a + unparsable + c)
+        XCTAssertEqual(contents.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)])
+        XCTAssertEqual(contents.damagedBytes, unparsable.count)
     }
 
     // MARK: - The history on disk
