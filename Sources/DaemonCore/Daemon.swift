@@ -365,7 +365,7 @@ public final class Daemon {
             // answered with requests waiting behind the answer, look at the sockets without blocking and
             // come back to them at once.
             let displayPolls = engine.sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
-            let xBusy = engine.sides.contains { $0.x.pendingEvents() > 0 } || servers.contains(where: \.hasAnsweredClients)
+            let xBusy = engine.sides.contains { $0.x.eventsWaiting() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
             let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
             let waylandPolls = engine.waylandPollRequests
@@ -380,6 +380,7 @@ public final class Daemon {
                 log.error("poll failed: \(error)")
                 return 1
             }
+            for (side, events) in zip(engine.sides, ready[fixed.count...]) where !events.isEmpty { side.x.socketIsReadable() }
             if !ready[0].isEmpty { handleSignals() }
             if !ready[1].isEmpty { engine.conversionsFinished() }
             if !ready[2].isEmpty || engine.writesDescriptor == nil { engine.writesFinished() }
@@ -389,7 +390,12 @@ public final class Daemon {
                 // What the X servers sent before the compositor's events is handled first: the compositor's bridge
                 // carries an X copy to the seat only after that copy's owner change reached every X client, so a
                 // seat offer is judged knowing it (`WaylandSeatEndpoint`, the bridge's source).
-                if waylandReady.contains(where: { !$0.isEmpty }) { handleXEvents() }
+                // The relay display's socket is looked at even if the poll did not see it readable: its bytes may have
+                // come between the poll's look at it and its look at the compositor's.
+                if waylandReady.contains(where: { !$0.isEmpty }) {
+                    for side in engine.sides where side.id == engine.wayland?.relayDisplay?.id { side.x.socketIsReadable() }
+                    handleXEvents()
+                }
                 engine.handleWayland(waylandReady, for: waylandPolls)
             }
             for (index, (server, _, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
@@ -416,7 +422,7 @@ public final class Daemon {
     private func handleXEvents() {
         for side in engine.sides {
             var handled = 0
-            while handled < Self.eventsPerTurn, side.x.pendingEvents() > 0 {
+            while handled < Self.eventsPerTurn, side.x.eventsWaiting() > 0 {
                 side.handle(side.x.nextEvent())
                 handled += 1
             }

@@ -22,7 +22,18 @@ public enum XConnectionError: Error, CustomStringConvertible, Sendable {
 /// command-line tool's main thread). Errors the server reports are recorded, never fatal; drain them
 /// with `takeErrors()` and match them to requests by serial (`nextRequestSerial`).
 public final class XConnection: XDisplay {
-    let display: OpaquePointer
+    /// The Xlib display. Calls that cannot read the socket (recorded errors, the next serial, the connection's
+    /// state) use it directly; every other call goes through `display`.
+    private let handle: OpaquePointer
+    /// The Xlib display for a call that may read the socket, and so queue events: any request, flush or round
+    /// trip. Using it means `eventsWaiting()` asks Xlib again.
+    var display: OpaquePointer {
+        drained = false
+        return handle
+    }
+    /// True when `pendingEvents()` found no event, no call since could have read one from the socket, and the
+    /// caller has not said the socket became readable (`socketIsReadable()`).
+    private var drained = false
     /// The default screen's root window.
     public let root: WindowID
     /// The socket to poll for readability.
@@ -47,7 +58,7 @@ public final class XConnection: XDisplay {
             XCloseDisplay(display)
             throw .cannotOpenDisplay((displayName ?? "") + " (too many X connections open)")
         }
-        self.display = display
+        handle = display
         root = WindowID(UInt32(truncatingIfNeeded: pbx_default_root_window(display)))
         fileDescriptor = pbx_connection_number(display)
         var eventBase: Int32 = 0
@@ -58,8 +69,8 @@ public final class XConnection: XDisplay {
     }
 
     deinit {
-        pbx_forget(display)
-        XCloseDisplay(display)
+        pbx_forget(handle)
+        XCloseDisplay(handle)
     }
 
     // MARK: - Connection state
@@ -67,19 +78,23 @@ public final class XConnection: XDisplay {
     /// The largest request the server accepts, in bytes (BIG-REQUESTS' extended length when present).
     /// The corresponding Xlib functions are XExtendedMaxRequestSize and XMaxRequestSize.
     public var maximumRequestBytes: Int {
-        let extended = XExtendedMaxRequestSize(display)
-        let units = extended > 0 ? extended : XMaxRequestSize(display)
+        let extended = XExtendedMaxRequestSize(handle)
+        let units = extended > 0 ? extended : XMaxRequestSize(handle)
         return Int(units) * 4
     }
 
     /// The serial the next request will carry; errors carry the serial of the request that caused them.
-    public var nextRequestSerial: UInt64 { UInt64(pbx_next_request(display)) }
+    public var nextRequestSerial: UInt64 { UInt64(pbx_next_request(handle)) }
 
     /// True once the connection to the server is gone; every later call is a no-op.
-    public var isConnectionLost: Bool { pbx_connection_lost(display) != 0 }
+    public var isConnectionLost: Bool { pbx_connection_lost(handle) != 0 }
 
-    /// Sends buffered requests. The corresponding Xlib function is XFlush.
-    public func flush() { XFlush(display) }
+    /// Sends buffered requests. The corresponding Xlib function is XFlush. Nothing is buffered while
+    /// drained (the last `pendingEvents()` flushed, and no request was made since): no call then.
+    public func flush() {
+        if drained { return }
+        XFlush(display)
+    }
 
     /// Sends buffered requests and waits until the server processed them (so their errors are recorded).
     /// The corresponding Xlib function is XSync.
@@ -87,14 +102,25 @@ public final class XConnection: XDisplay {
 
     /// Events already read from the socket or waiting in it, without blocking.
     /// The corresponding Xlib function is XPending (which flushes first).
-    public func pendingEvents() -> Int { Int(XPending(display)) }
+    public func pendingEvents() -> Int {
+        let pending = Int(XPending(display))
+        drained = pending == 0
+        return pending
+    }
+
+    /// `pendingEvents()`, or 0 without a system call while drained: Xlib's queue was empty at the last look
+    /// and nothing since could have filled it (events reach it only through calls that read the socket).
+    public func eventsWaiting() -> Int { drained ? 0 : pendingEvents() }
+
+    /// The socket has bytes (or a hangup) to read: the next `eventsWaiting()` asks Xlib.
+    public func socketIsReadable() { drained = false }
 
     /// The errors recorded since the last call, oldest first.
     public func takeErrors() -> [XProtocolError] {
         var result: [XProtocolError] = []
         var buffer = [pbx_error_record](repeating: pbx_error_record(), count: 64)
         while true {
-            let n = Int(pbx_take_errors(display, &buffer, Int32(buffer.count)))
+            let n = Int(pbx_take_errors(handle, &buffer, Int32(buffer.count)))
             for record in buffer[0..<n] {
                 result.append(XProtocolError(
                     serial: UInt64(record.serial), errorCode: record.error_code,

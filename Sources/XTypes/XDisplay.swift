@@ -44,6 +44,12 @@ public protocol XDisplay: AnyObject, CompoundTextCodec {
     func sync()
     /// Events already received, without blocking (flushes first).
     func pendingEvents() -> Int
+    /// `pendingEvents()`, or 0 at no cost when none can be there: none was found at the last look and nothing
+    /// since could have read the socket, and the socket was not reported readable (`socketIsReadable()`). For a
+    /// loop that polls `pollDescriptor` and says so when it is ready.
+    func eventsWaiting() -> Int
+    /// The poll found `pollDescriptor` readable (or hung up): the next `eventsWaiting()` looks.
+    func socketIsReadable()
     /// The next event; call only when `pendingEvents() > 0`.
     func nextEvent() -> XEventValue
     /// The protocol errors recorded since the last call, oldest first.
@@ -90,6 +96,9 @@ public protocol XDisplay: AnyObject, CompoundTextCodec {
 }
 
 extension XDisplay {
+    /// Always looks (a fake server delivers its events as it is called).
+    public func eventsWaiting() -> Int { pendingEvents() }
+    public func socketIsReadable() {}
     /// A server that cannot say which process made a window (a fake one, unless it says).
     public func clientProcessID(of window: WindowID) -> Int32? { nil }
     /// A server with no focus (a fake one, unless it says).
