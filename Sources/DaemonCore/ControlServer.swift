@@ -66,6 +66,9 @@ final class ControlServer {
     private let maximumClients: Int
     private let idleTimeout: Duration
     private(set) var clients: [ClientID: Client] = [:]
+    /// Where each read from a client lands before its decoder copies it: one buffer for all (a fresh one per read
+    /// was a 1 MiB mmap and munmap for every 30-byte request).
+    private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     private var nextID: ClientID = 1
     /// Clients answered since the daemon last asked, that may have requests waiting in their decoder.
     private var answered: Set<ClientID> = []
@@ -156,19 +159,18 @@ final class ControlServer {
     func receive(from id: ClientID, now: MonotonicInstant) {
         guard let client = clients[id] else { return }
         reading: for _ in 0..<64 {   // bounded, so one fast client cannot starve the loop
-            let result: FileDescriptor.ReadResult
-            do { result = try client.fd.readAvailable(max: 1 << 20) } catch {
+            let got: Int
+            do { got = try readBuffer.withUnsafeMutableBytes { try client.fd.read(into: $0) } } catch Errno.Code.wouldBlock {
+                break reading
+            } catch {
                 drop(id)
                 return
             }
-            switch result {
-            case .wouldBlock: break reading
-            case .endOfFile:
+            if got == 0 {
                 if client.hasOutput { client.closeWhenFlushed = true } else { drop(id) }
                 return
-            case .data(let bytes):
-                client.decoder.append(bytes)
             }
+            client.decoder.append(readBuffer[..<got])
         }
         client.partialSince = client.decoder.hasPartialFrame ? (client.partialSince ?? now) : nil
     }
