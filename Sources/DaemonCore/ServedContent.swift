@@ -124,11 +124,10 @@ final class ServedContent {
         let convertible = types.filter { unreadable[$0] == nil }
         offeredSources = convertible
         offeredFamilies = Set(convertible.compactMap { table.family(of: $0) })
-        let listedTypes = table.advertisedTypes(for: types, derivingFrom: convertible)
-        let onRequest = table.rows.map(\.type).filter { !listedTypes.contains($0) && table.plan(producing: $0, from: convertible) != nil }
-        let all = listedTypes + onRequest
+        let servedTypes = table.servedTypes(for: types, derivingFrom: convertible)
+        let all = servedTypes.listed + servedTypes.onRequest
         let atoms = intern(all.map(\.rawValue))
-        listed = Array(atoms.prefix(listedTypes.count))
+        listed = Array(atoms.prefix(servedTypes.listed.count))
         served = atoms
         var map: [Atom: PasteboardType] = [:]
         for (atom, type) in zip(atoms, all) { map[atom] = type }

@@ -50,6 +50,22 @@ public struct ConversionTable: Sendable {
         }
     }
 
+    /// The types served for lists of offered types asked about so far (`servedTypes`): the same few lists come
+    /// with every copy (wl-copy's five names for text, a browser's HTML and text), each a plan per row to answer.
+    private let served = ServedTypesMemo()
+
+    private final class ServedTypesMemo: Sendable {
+        struct Key: Hashable, Sendable {
+            var offered: [PasteboardType]
+            var sources: [PasteboardType]
+        }
+        let answers = Mutex<[Key: ServedTypes]>([:])
+        /// Lists kept at most; past it every one is forgotten (a peer sending ever new lists gets no more memory).
+        static let capacity = 128
+        /// A list longer than this is answered, not kept (hostile lists run to thousands of names).
+        static let longestKept = 64
+    }
+
     /// - Precondition: a type appears in one row only.
     public init(rows: [TypeRow], converters: [Converter]) {
         for (position, row) in rows.enumerated() {
@@ -161,6 +177,27 @@ public struct ConversionTable: Sendable {
         return listed
     }
 
+    /// What a holder of `offered` serves, deriving other types from `sources` only: the types it lists in TARGETS
+    /// (`advertisedTypes(for:derivingFrom:)`), then the types of the table's rows it makes only when asked for by
+    /// name (a plan produces them, but they are not listed), in row order. The same answer each time for the
+    /// same lists: kept.
+    public func servedTypes(for offered: [PasteboardType], derivingFrom sources: [PasteboardType]) -> ServedTypes {
+        let key = ServedTypesMemo.Key(offered: offered, sources: sources)
+        let keeps = offered.count <= ServedTypesMemo.longestKept && sources.count <= ServedTypesMemo.longestKept
+        if keeps, let known = served.answers.withLock({ $0[key] }) { return known }
+        let listed = advertisedTypes(for: offered, derivingFrom: sources)
+        let listedSet = Set(listed)
+        let onRequest = rows.map(\.type).filter { !listedSet.contains($0) && plan(producing: $0, from: sources) != nil }
+        let answer = ServedTypes(listed: listed, onRequest: onRequest)
+        if keeps {
+            served.answers.withLock { answers in
+                if answers.count >= ServedTypesMemo.capacity { answers.removeAll() }
+                answers[key] = answer
+            }
+        }
+        return answer
+    }
+
     private struct PathKey: Hashable, Sendable {
         var from: RepresentationFormat
         var to: RepresentationFormat
@@ -219,6 +256,13 @@ public struct ConversionTable: Sendable {
         }
         return result?.path
     }
+}
+
+/// The types a holder serves (`ConversionTable.servedTypes`): those listed in TARGETS, in order, and those made
+/// only when a reader asks for them by name.
+public struct ServedTypes: Sendable, Equatable {
+    public let listed: [PasteboardType]
+    public let onRequest: [PasteboardType]
 }
 
 /// A chosen way to produce one type: read `source`, run `steps` in order.

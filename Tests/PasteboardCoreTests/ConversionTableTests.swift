@@ -162,6 +162,25 @@ final class ConversionTableTests: XCTestCase {
         XCTAssertEqual(Set(listed).count, listed.count, "no type twice")
     }
 
+    func testServedTypesAreTheListedOnesThenThoseMadeOnRequestAndTheSameWhenAskedAgain() {
+        let offered: [PasteboardType] = [.utf8PlainText, .plainText, .text, .string, .utf8String]
+        let first = table.servedTypes(for: offered, derivingFrom: offered)
+        XCTAssertEqual(first.listed, table.advertisedTypes(for: offered, derivingFrom: offered))
+        XCTAssertTrue(first.onRequest.contains(.html), "HTML is made from text when a reader names it")
+        XCTAssertTrue(Set(first.listed).isDisjoint(with: first.onRequest))
+        for type in first.onRequest { XCTAssertNotNil(plan(type, offered), "\(type)") }
+        // Far more lists than are kept: each answer is still its own, the kept ones forgotten and made again.
+        for n in 0..<300 {
+            let own = [PasteboardType("application/x-own-\(n)"), .html]
+            XCTAssertEqual(table.servedTypes(for: own, derivingFrom: own).listed.first, own[0])
+        }
+        XCTAssertEqual(table.servedTypes(for: offered, derivingFrom: offered), first)
+        // A picture whose bytes do not read is listed, nothing is made from it.
+        let pictureOnly = table.servedTypes(for: [.png], derivingFrom: [])
+        XCTAssertEqual(pictureOnly.listed, [.png])
+        XCTAssertEqual(pictureOnly.onRequest, [])
+    }
+
     // MARK: - Replies
 
     func testAReplyMustBeOfTheTypeAskedOrAnAlias() {
