@@ -181,7 +181,8 @@ extension FileDescriptor {
     /// The corresponding C function is `read(2)`.
     public func readToEnd(limit: Int) throws -> [UInt8] {
         var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        // One byte past the limit is enough to know it is over (a 1 KiB `/proc/PID/comm` read zeroes no 64 KiB).
+        var chunk = [UInt8](repeating: 0, count: limit < 65536 ? limit + 1 : 65536)
         while true {
             let count = try chunk.withUnsafeMutableBytes { buffer in try read(into: buffer) }
             if count == 0 { return result }
