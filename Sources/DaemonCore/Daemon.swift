@@ -18,7 +18,8 @@ public final class Daemon {
     /// The remote socket's server (`RemoteAccess`), unless the configuration turns it off.
     private var remote: ControlServer?
     /// Both servers, the control socket's first.
-    private var servers: [ControlServer] { [server] + (remote.map { [$0] } ?? []) }
+    /// The control server, then the remote one if any: set once both are made (the loop asks several times a turn).
+    private var servers: [ControlServer] = []
     private var signals: SignalDescriptor!
     private var notifier: SystemdNotifier
     private var stopping = false
@@ -137,6 +138,7 @@ public final class Daemon {
                           maximumFrameLength: configuration.remoteMaxRequestBytes, maximumClients: cap,
                           access: RemoteAccess(requestsPerSecond: configuration.remoteRequestsPerSecond), clock: clock)
         }
+        servers = [server] + (remote.map { [$0] } ?? [])
         // Lazy providers live on control-socket connections (the remote socket refuses them).
         server.onDrop = { [unowned self] in engine.clientClosed($0) }
         engine.closeClient = { [unowned self] in server.drop($0) }
