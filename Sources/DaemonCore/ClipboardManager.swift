@@ -556,7 +556,10 @@ final class ClipboardManager {
     }
 
     var nextDeadline: MonotonicInstant? {
-        [snapshotter.nextDeadline, state.nextDeadline].compactMap { $0 }.min()
+        var earliest = Earliest()
+        earliest.add(snapshotter.nextDeadline)
+        earliest.add(state.nextDeadline)
+        return earliest.value
     }
 
     func expire(now: MonotonicInstant) {

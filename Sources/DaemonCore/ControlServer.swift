@@ -365,6 +365,9 @@ final class ControlServer {
     }
 
     var nextDeadline: MonotonicInstant? {
-        (clients.values.compactMap { deadline(of: $0) } + [acceptPausedUntil].compactMap { $0 }).min()
+        var earliest = Earliest()
+        for client in clients.values { earliest.add(deadline(of: client)) }
+        earliest.add(acceptPausedUntil)
+        return earliest.value
     }
 }

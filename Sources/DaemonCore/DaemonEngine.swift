@@ -431,9 +431,15 @@ public final class DaemonEngine {
     }
 
     public var nextDeadline: MonotonicInstant? {
-        (sides.compactMap(\.nextDeadline) + providers.values.compactMap(\.nextDeadline)
-            + [wayland?.nextDeadline, connectWayland == nil ? nil : waylandRetry?.at].compactMap { $0 }
-            + ([bridge.nextDeadline, peers.nextDeadline] + entries.map(\.retryAt)).compactMap { $0 }).min()
+        var earliest = Earliest()
+        for side in sides { earliest.add(side.nextDeadline) }
+        for provider in providers.values { earliest.add(provider.nextDeadline) }
+        earliest.add(wayland?.nextDeadline)
+        if connectWayland != nil { earliest.add(waylandRetry?.at) }
+        earliest.add(bridge.nextDeadline)
+        earliest.add(peers.nextDeadline)
+        for entry in entries { earliest.add(entry.retryAt) }
+        return earliest.value
     }
 
     public func expire(now: MonotonicInstant) {

@@ -227,8 +227,9 @@ struct ManagerState {
 
     /// The earliest of the takeovers and the PRIMARY debounce.
     var nextDeadline: MonotonicInstant? {
-        var deadlines = [primaryDue].compactMap { $0 }
-        for phase in phases.values { if case .takeoverDue(_, _, let due, _) = phase { deadlines.append(due) } }
-        return deadlines.min()
+        var earliest = Earliest()
+        earliest.add(primaryDue)
+        for phase in phases.values { if case .takeoverDue(_, _, let due, _) = phase { earliest.add(due) } }
+        return earliest.value
     }
 }

@@ -313,8 +313,10 @@ final class PasteboardEngine {
     // MARK: - Time
 
     var nextDeadline: MonotonicInstant? {
-        let held = valves.values.filter { !$0.held.isEmpty }.map { $0.refillAt + Self.offerInterval }
-        return (fetches.values.map(\.deadline) + held).min()
+        var earliest = Earliest()
+        for valve in valves.values where !valve.held.isEmpty { earliest.add(valve.refillAt + Self.offerInterval) }
+        earliest.add(fetches.values.lazy.map(\.deadline))
+        return earliest.value
     }
 
     /// Fails fetches past their deadline and lets held offers through as the valve refills.

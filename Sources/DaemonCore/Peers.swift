@@ -272,9 +272,18 @@ final class Peers {
     }
 
     var nextDeadline: MonotonicInstant? {
-        let endpoints = entries.compactMap(\.endpoint) + accepted
-        if endpoints.contains(where: { $0.broken != nil }) { return clock.now() }
-        return (endpoints.compactMap(\.nextDeadline) + entries.compactMap(\.retryAt)).min()
+        var earliest = Earliest()
+        for entry in entries {
+            earliest.add(entry.retryAt)
+            guard let endpoint = entry.endpoint else { continue }
+            if endpoint.broken != nil { return clock.now() }
+            earliest.add(endpoint.nextDeadline)
+        }
+        for endpoint in accepted {
+            if endpoint.broken != nil { return clock.now() }
+            earliest.add(endpoint.nextDeadline)
+        }
+        return earliest.value
     }
 
     func expire(now: MonotonicInstant) {

@@ -82,7 +82,11 @@ final class RequestServer {
     var parkedCount: Int { parkedRequests.count + parkedReads.count }
 
     var nextDeadline: MonotonicInstant? {
-        (parkedRequests.map(\.deadline) + parkedReads.map(\.deadline) + [readAhead?.aheadDeadline].compactMap { $0 }).min()
+        var earliest = Earliest()
+        earliest.add(parkedRequests.lazy.map(\.deadline))
+        earliest.add(parkedReads.lazy.map(\.deadline))
+        earliest.add(readAhead?.aheadDeadline)
+        return earliest.value
     }
 
     /// The content whose plain text was last read ahead of a request (`ServedContent.fetchAhead`), so that what

@@ -416,8 +416,14 @@ final class SelectionService {
 
     /// The earliest deadline (an INCR transfer's, a paste-once clear, a conversion's), for the loop's poll.
     var nextDeadline: MonotonicInstant? {
-        ([transfers.nextDeadline, server.nextDeadline] + boards.bySelection.values.flatMap { [$0.pasteOnceDeadline, $0.expiry?.deadline] })
-            .compactMap { $0 }.min()
+        var earliest = Earliest()
+        earliest.add(transfers.nextDeadline)
+        earliest.add(server.nextDeadline)
+        for board in boards.bySelection.values {
+            earliest.add(board.pasteOnceDeadline)
+            earliest.add(board.expiry?.deadline)
+        }
+        return earliest.value
     }
 
     /// Clears paste-once content that was pasted and expiring content whose time came (if the pasteboard did

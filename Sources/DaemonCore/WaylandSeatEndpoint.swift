@@ -257,7 +257,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     var nextDeadline: MonotonicInstant? {
-        (reads.values.map(\.deadline) + writes.values.map(\.deadline) + pendingSends.map(\.deadline) + parkedRelay.values.map(\.deadline)).min()
+        var earliest = Earliest()
+        earliest.add(reads.values.lazy.map(\.deadline))
+        earliest.add(writes.values.lazy.map(\.deadline))
+        earliest.add(pendingSends.lazy.map(\.deadline))
+        earliest.add(parkedRelay.values.lazy.map(\.deadline))
+        return earliest.value
     }
 
     func expire(now: MonotonicInstant) {

@@ -106,7 +106,12 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     func handle(errors: [XProtocolError]) { service.handle(errors: errors) }
 
     var nextDeadline: MonotonicInstant? {
-        [service.nextDeadline, manager.nextDeadline, probe.nextDeadline, fetcher.nextDeadline].compactMap { $0 }.min()
+        var earliest = Earliest()
+        earliest.add(service.nextDeadline)
+        earliest.add(manager.nextDeadline)
+        earliest.add(probe.nextDeadline)
+        earliest.add(fetcher.nextDeadline)
+        return earliest.value
     }
 
     func expire(now: MonotonicInstant) {

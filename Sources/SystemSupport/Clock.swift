@@ -107,3 +107,29 @@ public enum WallClock {
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }
+
+/// The earliest of some deadlines, gathered one by one: a loop that asks every part of itself for its next
+/// deadline on every turn builds no arrays to find it.
+public struct Earliest: Sendable {
+    /// The earliest deadline added; nil when none was.
+    public private(set) var value: MonotonicInstant?
+
+    public init() {}
+
+    /// Adds `deadline` (nothing, when nil).
+    public mutating func add(_ deadline: MonotonicInstant?) {
+        guard let deadline else { return }
+        if let current = value, current <= deadline { return }
+        value = deadline
+    }
+
+    /// Adds each of `deadlines`.
+    public mutating func add<Deadlines: Sequence>(_ deadlines: Deadlines) where Deadlines.Element == MonotonicInstant {
+        for deadline in deadlines { add(deadline) }
+    }
+
+    /// Adds each of `deadlines` that is not nil.
+    public mutating func add<Deadlines: Sequence>(_ deadlines: Deadlines) where Deadlines.Element == MonotonicInstant? {
+        for deadline in deadlines { add(deadline) }
+    }
+}

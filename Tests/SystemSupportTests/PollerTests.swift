@@ -65,6 +65,21 @@ final class ClockTests: XCTestCase {
         XCTAssertEqual(now.millisecondsUntil(now - .seconds(1)), 0)
     }
 
+    func testEarliestIsTheSmallestDeadlineAddedAndNilWhenNoneWas() {
+        let now = MonotonicInstant(nanoseconds: 1_000_000_000)
+        var earliest = Earliest()
+        XCTAssertNil(earliest.value)
+        earliest.add(nil as MonotonicInstant?)
+        XCTAssertNil(earliest.value, "nil is no deadline")
+        earliest.add(now + .seconds(5))
+        earliest.add([now + .seconds(3), now + .seconds(9)])
+        earliest.add([nil, now + .seconds(4)])
+        XCTAssertEqual(earliest.value, now + .seconds(3))
+        earliest.add(now + .seconds(3))
+        earliest.add(now + .seconds(1))
+        XCTAssertEqual(earliest.value, now + .seconds(1))
+    }
+
     func testSystemClockNeverGoesBackwardsAndWallClockIsRecent() {
         let clock = SystemClock()
         let first = clock.now()
