@@ -22,7 +22,7 @@ sets the selection to a source of its own, as wl-clip-persist's README says it d
 fresh; C copies by wl-copy of each value (one line of text; K MiB of text, which wl-copy offers under five names;
 K MiB as application/octet-stream, one name), each kept once its copier is gone (pasteboardd's "took over" line;
 the stand-in's "kept" line and wl-copy's exit, cancelled by it); the keeper's CPU for it (the schedstat run time of
-all its threads) and its memory (VmRSS, VmHWM, PSS from smaps_rollup) after the first and after the last, against
+all its threads) and its memory (VmRSS, VmHWM; PSS and anonymous memory from smaps_rollup) after the first and after the last, against
 the keeper before the first copy; and the copier's CPU (wl-copy with the children it forks to serve each read:
 wait4). Prints markdown.
 """
@@ -226,7 +226,8 @@ def children_ns(pid):
 
 
 def memory_kib(pid):
-    """VmRSS, VmHWM and PSS of `pid`, in KiB."""
+    """VmRSS, VmHWM, PSS and anonymous memory (smaps_rollup's Anonymous: the heap, stacks, what the process
+    allocated, against the program's and libraries' pages, which are read from their files) of `pid`, in KiB."""
     figures = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -237,6 +238,8 @@ def memory_kib(pid):
         for line in f:
             if line.startswith("Pss:"):
                 figures["Pss"] = int(line.split()[1])
+            elif line.startswith("Anonymous:"):
+                figures["Anonymous"] = int(line.split()[1])
     return figures
 
 
@@ -413,7 +416,7 @@ def main():
         ours, theirs = keep["pasteboardd"][label], keep["stand-in"][label]
         rows = [("keeper CPU per copy", "ms", median(ours["cpu"]), median(theirs["cpu"]), "{:,.2f}"),
                 ("copier CPU per copy (wl-copy's whole life: start-up, type inference, a `cat` per read)", "ms", median(ours["copier"]), median(theirs["copier"]), "{:,.1f}")]
-        for key, name in (("VmRSS", "RSS"), ("Pss", "PSS")):
+        for key, name in (("VmRSS", "RSS"), ("Pss", "PSS"), ("Anonymous", "anonymous memory")):
             for when, which in (("first", "after the first copy"), ("last", f"after {options.copies} copies")):
                 rows.append((f"{name} growth {which}", "MiB", (ours[when][key] - ours["base"][key]) / 1024,
                              (theirs[when][key] - theirs["base"][key]) / 1024, "{:,.2f}"))
@@ -428,7 +431,9 @@ def main():
     print()
     base_p, base_s = keep["pasteboardd"][values[0][0]]["base"], keep["stand-in"][values[0][0]]["base"]
     print(f"Before the first copy: pasteboardd RSS {base_p['VmRSS'] / 1024:,.1f} MiB, PSS {base_p['Pss'] / 1024:,.1f} MiB; "
-          f"the stand-in (a small C program) RSS {base_s['VmRSS'] / 1024:,.1f} MiB, PSS {base_s['Pss'] / 1024:,.1f} MiB.")
+          f"the stand-in (a small C program) RSS {base_s['VmRSS'] / 1024:,.1f} MiB, PSS {base_s['Pss'] / 1024:,.1f} MiB. "
+          f"RSS and PSS count the pages of the program's own code that a copy runs for the first time (read from the "
+          f"binary, clean, shared); anonymous memory is what the keeper allocated: the bytes it holds and its heap.")
     return 0
 
 

@@ -31,7 +31,7 @@ final class IncrTransfers {
     }
 
     var count: Int { active.count }
-    var nextDeadline: MonotonicInstant? { active.values.lazy.map(\.deadline).min() }
+    var nextDeadline: MonotonicInstant? { active.values.map(\.deadline).min() }
 
     /// Registers a transfer whose header was written.
     func begin(_ send: IncrSend) {

@@ -74,7 +74,7 @@ final class ProviderSession {
         }
     }
 
-    var nextDeadline: MonotonicInstant? { pending.values.lazy.map(\.deadline).min() }
+    var nextDeadline: MonotonicInstant? { pending.values.map(\.deadline).min() }
 
     /// No more requests: the ones waiting are refused with `reason`.
     func end(_ reason: String) {

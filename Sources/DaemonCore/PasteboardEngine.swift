@@ -315,7 +315,7 @@ final class PasteboardEngine {
     var nextDeadline: MonotonicInstant? {
         var earliest = Earliest()
         for valve in valves.values where !valve.held.isEmpty { earliest.add(valve.refillAt + Self.offerInterval) }
-        earliest.add(fetches.values.lazy.map(\.deadline))
+        for fetch in fetches.values { earliest.add(fetch.deadline) }
         return earliest.value
     }
 

@@ -83,8 +83,8 @@ final class RequestServer {
 
     var nextDeadline: MonotonicInstant? {
         var earliest = Earliest()
-        earliest.add(parkedRequests.lazy.map(\.deadline))
-        earliest.add(parkedReads.lazy.map(\.deadline))
+        for parked in parkedRequests { earliest.add(parked.deadline) }
+        for parked in parkedReads { earliest.add(parked.deadline) }
         earliest.add(readAhead?.aheadDeadline)
         return earliest.value
     }

@@ -149,7 +149,7 @@ final class Snapshotter {
         x.destroyWindow(snapshot.window)
     }
 
-    var nextDeadline: MonotonicInstant? { active.values.lazy.map(\.deadline).min() }
+    var nextDeadline: MonotonicInstant? { active.values.map(\.deadline).min() }
 
     /// Handles an event if it belongs to a snapshot; returns true when it did.
     func handle(_ event: XEventValue) -> Bool {

@@ -258,10 +258,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     var nextDeadline: MonotonicInstant? {
         var earliest = Earliest()
-        earliest.add(reads.values.lazy.map(\.deadline))
-        earliest.add(writes.values.lazy.map(\.deadline))
-        earliest.add(pendingSends.lazy.map(\.deadline))
-        earliest.add(parkedRelay.values.lazy.map(\.deadline))
+        for read in reads.values { earliest.add(read.deadline) }
+        for write in writes.values { earliest.add(write.deadline) }
+        for pending in pendingSends { earliest.add(pending.deadline) }
+        for held in parkedRelay.values { earliest.add(held.deadline) }
         return earliest.value
     }
 
