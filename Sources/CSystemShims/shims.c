@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -23,4 +24,11 @@ int pbs_pidfd_open(int pid) {
 
 short pbs_posix_spawn_setsid(void) {
     return POSIX_SPAWN_SETSID;
+}
+
+long pbs_splice_to_pipe(int in, long long *offset, int out, unsigned long count) {
+    loff_t position = (loff_t)*offset;
+    ssize_t moved = splice(in, &position, out, NULL, (size_t)count, SPLICE_F_NONBLOCK);
+    *offset = (long long)position;
+    return (long)moved;
 }

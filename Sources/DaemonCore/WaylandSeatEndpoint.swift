@@ -189,6 +189,9 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         /// How much is written at once: what the pipe holds.
         var piece: Int
         var deadline: MonotonicInstant
+        /// The bytes lie in a file that can be spliced into the pipe (`FileDescriptor.spliceSome`): the kernel moves
+        /// references to its cached pages, nothing is read into the daemon or copied out of it.
+        var splicing: ArchiveFileBytes?
     }
 
     /// The MIME type every source of this endpoint offers besides its content's (`WaylandTypes.ownMarker`).
@@ -823,7 +826,9 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         // A large value goes in pieces of what the pipe holds: grown to 1 MiB, 16 times fewer turns of the loop
         // (and of the reader) than the default 64 KiB.
         let piece = bytes.count > Self.defaultPipeBytes ? fd.growPipe(to: Self.largePipeBytes) ?? Self.defaultPipeBytes : Self.defaultPipeBytes
-        writes[fd] = PipeWrite(bytes: bytes, piece: piece, deadline: clock.now() + .seconds(30))
+        var write = PipeWrite(bytes: bytes, piece: piece, deadline: clock.now() + .seconds(30))
+        if case .source(let source) = bytes { write.splicing = source as? ArchiveFileBytes }
+        writes[fd] = write
         writeMore(fd)
     }
 
@@ -834,6 +839,25 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard var write = writes[fd] else { return }
         while write.offset < write.bytes.count {
             let range = write.offset..<min(write.offset + write.piece, write.bytes.count)
+            if let file = write.splicing {
+                do {
+                    let moved = try fd.spliceSome(from: file.file.descriptor, at: file.offset + range.lowerBound, count: range.count)
+                    if moved == 0 {
+                        write.deadline = clock.now() + .seconds(30)
+                        writes[fd] = write
+                        return
+                    }
+                    write.offset += moved
+                    continue
+                } catch Errno.Code.invalidArgument {
+                    write.splicing = nil   // a file system that cannot splice: written as read
+                } catch {
+                    // The reader went away (EPIPE: SIGPIPE is ignored by the daemon), or the file ended or failed.
+                    writes[fd] = nil
+                    try? fd.close()
+                    return
+                }
+            }
             guard let written = try? write.bytes.withChunk(range, { piece in Result { try fd.writeSome(piece) } }).get() else {
                 // The reader went away (EPIPE: SIGPIPE is ignored by the daemon) or the pipe broke.
                 writes[fd] = nil

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import CSystemShims
 
 /// An open file descriptor: a raw `Int32` with typed operations.
 ///
@@ -261,6 +262,28 @@ extension FileDescriptor {
     public func writeSome(_ buffer: UnsafeRawBufferPointer) throws -> Int {
         do {
             return try write(buffer)
+        } catch Errno.Code.wouldBlock {
+            return 0
+        }
+    }
+
+    /// Moves up to `count` bytes of `file` at `offset` into this pipe without copying them through the process (the
+    /// pipe takes references to the file's cached pages), what fits now: the number moved, 0 when the pipe is full.
+    /// Throws `SystemError.unexpectedEndOfFile` when the file ends first, and `Errno.Code.invalidArgument` when the
+    /// file's system cannot splice (the caller then writes the bytes). The file must not change where the bytes
+    /// were until the reader has read them: a spliced page is the file's own.
+    ///
+    /// The corresponding C function is `splice(2)` with `SPLICE_F_NONBLOCK`.
+    public func spliceSome(from file: FileDescriptor, at offset: Int, count: Int) throws -> Int {
+        var position = Int64(offset)
+        do {
+            let moved = try retryingInterrupts("splice(\(file.rawValue) → \(rawValue))") {
+                pbs_splice_to_pipe(file.rawValue, &position, rawValue, UInt(count))
+            }
+            if moved == 0 && count > 0 {
+                throw SystemError.unexpectedEndOfFile(operation: "splice(\(file.rawValue))", expected: count, got: 0)
+            }
+            return moved
         } catch Errno.Code.wouldBlock {
             return 0
         }

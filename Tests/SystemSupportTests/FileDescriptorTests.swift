@@ -16,6 +16,41 @@ final class FileDescriptorTests: XCTestCase {
         XCTAssertEqual(atEnd, 0, "a closed writer reads as end of file")
     }
 
+    func testSpliceMovesAFilesBytesIntoAPipeAsMuchAsFitsAndSaysWhenTheFileEnds() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bytes = (0..<(300 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let path = directory.file("kept")
+        let writer = try FileDescriptor.open(path, [.writeOnly, .create], mode: 0o600)
+        try writer.writeAll(bytes)
+        try writer.close()
+        let file = try FileDescriptor.open(path, .readOnly)
+        defer { try? file.close() }
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
+        defer { try? readEnd.close(); try? writeEnd.close() }
+
+        // From an offset, more than the pipe holds (64 KiB by default): some moves, then 0 while the pipe is full.
+        let start = 1000
+        var moved = 0
+        while true {
+            let now = try writeEnd.spliceSome(from: file, at: start + moved, count: bytes.count - start - moved)
+            if now == 0 { break }
+            moved += now
+        }
+        XCTAssertGreaterThan(moved, 0)
+        XCTAssertLessThan(moved, bytes.count - start, "a full pipe takes no more")
+        var got: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while got.count < moved {
+            let count = try buffer.withUnsafeMutableBytes { try readEnd.read(into: $0) }
+            got += buffer[0..<count]
+        }
+        XCTAssertTrue(got[...] == bytes[start..<(start + moved)], "the file's bytes from the offset, in order")
+        XCTAssertThrowsError(try writeEnd.spliceSome(from: file, at: bytes.count, count: 10), "past the file's end") { error in
+            guard case SystemError.unexpectedEndOfFile = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testEveryNewDescriptorIsCloseOnExec() throws {
         let (readEnd, writeEnd) = try FileDescriptor.pipe()
         defer { try? readEnd.close(); try? writeEnd.close() }

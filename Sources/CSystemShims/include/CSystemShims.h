@@ -16,3 +16,9 @@ int pbs_pidfd_open(int pid);
 /// POSIX_SPAWN_SETSID, the posix_spawnattr_setflags(3) flag that makes the child a session leader.
 /// Why C: glibc defines it only under _GNU_SOURCE, which Swift's Glibc module is built without.
 short pbs_posix_spawn_setsid(void);
+
+/// splice(2) of up to `count` bytes of file `in` at `*offset` (advanced by what moved) into pipe `out`, not
+/// waiting for room in the pipe (SPLICE_F_NONBLOCK): the bytes moved, 0 at the file's end, or -1 with errno set
+/// (EAGAIN: the pipe is full; EINVAL: the file cannot be spliced).
+/// Why C: glibc declares splice(2) only under _GNU_SOURCE, which Swift's Glibc module is built without.
+long pbs_splice_to_pipe(int in, long long *offset, int out, unsigned long count);
