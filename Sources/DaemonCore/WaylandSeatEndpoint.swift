@@ -839,27 +839,18 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         guard var write = writes[fd] else { return }
         while write.offset < write.bytes.count {
             let range = write.offset..<min(write.offset + write.piece, write.bytes.count)
-            if let file = write.splicing {
-                do {
-                    let moved = try fd.spliceSome(from: file.file.descriptor, at: file.offset + range.lowerBound, count: range.count)
-                    if moved == 0 {
-                        write.deadline = clock.now() + .seconds(30)
-                        writes[fd] = write
-                        return
-                    }
-                    write.offset += moved
-                    continue
-                } catch Errno.Code.invalidArgument {
-                    write.splicing = nil   // a file system that cannot splice: written as read
-                } catch {
-                    // The reader went away (EPIPE: SIGPIPE is ignored by the daemon), or the file ended or failed.
-                    writes[fd] = nil
-                    try? fd.close()
-                    return
+            let written: Int
+            do {
+                if let file = write.splicing {
+                    written = try fd.spliceSome(from: file.file.descriptor, at: file.offset + range.lowerBound, count: range.count)
+                } else {
+                    written = try write.bytes.withChunk(range, { piece in Result { try fd.writeSome(piece) } }).get()
                 }
-            }
-            guard let written = try? write.bytes.withChunk(range, { piece in Result { try fd.writeSome(piece) } }).get() else {
-                // The reader went away (EPIPE: SIGPIPE is ignored by the daemon) or the pipe broke.
+            } catch Errno.Code.invalidArgument where write.splicing != nil {
+                write.splicing = nil   // a file system that cannot splice: written as read
+                continue
+            } catch {
+                // The reader went away (EPIPE: SIGPIPE is ignored by the daemon), the pipe broke, or the file ended or failed.
                 writes[fd] = nil
                 try? fd.close()
                 return
