@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "RichTextTests", dependencies: ["RichText", "SystemSupport", "TestSupport"], resources: [.copy("Fixtures")]),
         /// The built binaries against a real Xvfb and real peers (xclip, xsel, python-xlib requestors).
         .testTarget(
-            name: "EndToEndTests", dependencies: ["Pasteboard", "SystemSupport", "TestSupport"],
+            name: "EndToEndTests", dependencies: ["Pasteboard", "SystemSupport", "TestSupport", "XClient", "XTypes"],
             exclude: ["Peers"]
         ),
 
