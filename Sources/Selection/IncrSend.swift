@@ -132,7 +132,10 @@ public struct IncrReceive: Sendable {
     public typealias Advise = @Sendable (UnsafeMutableRawPointer, Int) -> Void
 
     public private(set) var type: Atom?
+    /// The bytes received and not moved out (`moveOut`).
     public private(set) var data: [UInt8] = []
+    /// How many bytes were moved out of `data` (`moveOut`): they count towards the cap as ever.
+    public private(set) var movedOut = 0
     public let cap: Int
     private let advise: Advise?
     /// The capacity from which `data` grows into advised memory: below it, as any array grows.
@@ -167,6 +170,19 @@ public struct IncrReceive: Sendable {
         }
     }
 
+    /// How many bytes were received in all, those moved out included.
+    public var count: Int { movedOut + data.count }
+
+    /// Hands the bytes in `data` to `body` (valid during the call) and lets them go: `data` is then empty, its
+    /// capacity kept for the next chunk. A receiver that moves each chunk out (to a file) holds one chunk at a
+    /// time, never the whole value; the cap still applies to everything received. When `body` throws, nothing is
+    /// moved out.
+    public mutating func moveOut(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try data.withUnsafeBytes(body)
+        movedOut += data.count
+        data.removeAll(keepingCapacity: true)
+    }
+
     public mutating func receive(type chunkType: Atom, bytes: [UInt8]) -> Outcome {
         bytes.withUnsafeBytes { receive(type: chunkType, bytes: $0) }
     }
@@ -176,7 +192,7 @@ public struct IncrReceive: Sendable {
         if bytes.isEmpty { return .complete }
         if let type, type != chunkType { return .typeMismatch }
         type = chunkType
-        if data.count + bytes.count > cap { return .overCap }
+        if count + bytes.count > cap { return .overCap }
         if data.count + bytes.count > data.capacity { grow(toHold: data.count + bytes.count) }
         data.append(contentsOf: bytes)
         return .needMore

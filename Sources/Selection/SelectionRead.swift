@@ -78,15 +78,39 @@ public struct SelectionRead: Sendable {
     private var receive: IncrReceive
     /// The size the owner's INCR header announced (a lower bound; xclip's is exact), once it was read.
     public private(set) var announcedSize: Int?
-    /// How many bytes of an INCR transfer being received are in so far (0 otherwise).
+    /// How many bytes of an INCR transfer being received are in so far, those moved out included (0 otherwise).
     public var receivedCount: Int {
-        if case .receiving = phase { return receive.data.count }
+        if case .receiving = phase { return receive.count }
         return 0
     }
-    /// Calls `body` with bytes of an INCR transfer received so far (`range` within `0..<receivedCount`) where
-    /// they are (valid during the call only).
+    /// How many of them were moved out (`moveOutReceived`): the read holds those from here on.
+    public var movedOutCount: Int { receive.movedOut }
+    /// The type of an INCR transfer's chunks, once the first came.
+    public var receivedType: Atom? { receive.type }
+    /// Calls `body` with bytes of an INCR transfer received so far and not moved out (`range` within
+    /// `movedOutCount..<receivedCount`) where they are (valid during the call only).
     public func withReceived(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
-        receive.data.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        precondition(range.lowerBound >= receive.movedOut, "bytes moved out are the driver's")
+        let held = (range.lowerBound - receive.movedOut)..<(range.upperBound - receive.movedOut)
+        receive.data.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[held])) }
+    }
+
+    /// Hands the bytes of an INCR transfer the read holds to `body` (valid during the call) and lets them go
+    /// (`IncrReceive.moveOut`): a driver that keeps a large value elsewhere (a file) moves each chunk out as it
+    /// comes. They still count (`receivedCount`, the cap); the value the read finishes with is then only what came
+    /// after the last move. When `body` throws, nothing is moved out. Outside a transfer, `body` is not called.
+    public mutating func moveOutReceived(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard case .receiving = phase else { return }
+        try receive.moveOut(body)
+    }
+
+    /// The driver will not keep the value after all (say, it cannot write where it keeps it): the rest of the
+    /// transfer is drained, read to its end and thrown away, and the read fails with `.abandoned(why)`. Only
+    /// while receiving.
+    public mutating func drainInstead(_ why: String) {
+        guard case .receiving = phase else { return }
+        receive = IncrReceive(cap: 0)
+        phase = .draining(.abandoned(why))
     }
     /// The property the reply came in (the owner may name another than the one asked for).
     public private(set) var replyProperty: Atom

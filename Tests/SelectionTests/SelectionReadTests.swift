@@ -108,6 +108,55 @@ final class SelectionReadTests: XCTestCase {
                        "never kept with a hole in it")
     }
 
+    /// A driver that keeps a large value elsewhere moves each chunk out: the read then holds only what came since,
+    /// counts everything (the cap included) and finishes with the rest; one that cannot keep it drains the transfer.
+    func testChunksMovedOutAreTheDriversAndStillCountTowardsTheCap() {
+        var read = read(cap: 12)
+        _ = read.notified(property: reply)
+        _ = read.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [0]), bytesAfter: 0))
+        var outside: [UInt8] = []
+        read.moveOutReceived { outside += $0 }
+        XCTAssertEqual(outside, [], "nothing came yet")
+        _ = read.chunkArrived()
+        XCTAssertEqual(read.replyRead(value([1, 2, 3, 4, 5])), .wait)
+        XCTAssertEqual(read.receivedType, utf8)
+        read.moveOutReceived { outside += $0 }
+        XCTAssertEqual([read.movedOutCount, read.receivedCount], [5, 5])
+        _ = read.chunkArrived()
+        XCTAssertEqual(read.replyRead(value([6, 7, 8])), .wait)
+        var held: [UInt8] = []
+        read.withReceived(5..<8) { held += $0 }
+        XCTAssertEqual(held, [6, 7, 8], "what came after the move, where the read holds it")
+        struct Refused: Error {}
+        XCTAssertThrowsError(try read.moveOutReceived { _ in throw Refused() })
+        XCTAssertEqual(read.movedOutCount, 5, "a move that throws moves nothing")
+        read.moveOutReceived { outside += $0 }
+        XCTAssertEqual(outside, Array(1...8))
+        _ = read.chunkArrived()
+        XCTAssertEqual(read.replyRead(value([9])), .wait)
+        XCTAssertEqual(read.replyRead(value([])), .finished(.success(PropertyValue(type: utf8, bytes: [9]))), "the rest")
+
+        var over = self.read(cap: 6)
+        _ = over.notified(property: reply)
+        _ = over.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [0]), bytesAfter: 0))
+        _ = over.chunkArrived()
+        _ = over.replyRead(value([1, 2, 3, 4]))
+        over.moveOutReceived { _ in }
+        _ = over.chunkArrived()
+        _ = over.replyRead(value([5, 6, 7]))
+        XCTAssertEqual(over.phase, .draining(.tooLarge(cap: 6, size: nil)), "bytes moved out count towards the cap")
+
+        var stopped = self.read()
+        _ = stopped.notified(property: reply)
+        _ = stopped.replyRead(PropertyRead(value: PropertyValue(type: incr, longs: [0]), bytesAfter: 0))
+        _ = stopped.chunkArrived()
+        _ = stopped.replyRead(value([1, 2]))
+        stopped.drainInstead("cannot write it")
+        _ = stopped.chunkArrived()
+        XCTAssertEqual(stopped.replyRead(value([3])), .wait, "the rest is read and thrown away")
+        XCTAssertEqual(stopped.replyRead(value([])), .finished(.failure(.abandoned("cannot write it"))))
+    }
+
     func testADuplicateNotifyDuringATransferIsIgnored() {
         var read = read()
         _ = read.notified(property: reply)
