@@ -124,26 +124,48 @@ public struct SnapshotPolicy: Equatable, Sendable {
         guard let bytes else {
             return .leaveOut(SkippedRepresentation(type, "the owner answered with \(format)-bit items, not bytes"))
         }
-        switch table.row(of: type)?.family {
-        case .plainText?:
-            guard let replyType, replyType != target else { return .keep(Representation(type: type, data: bytes)) }
-            guard let reply = table.row(of: PasteboardType(replyType)), reply.family == .plainText else {
-                return .leaveOut(SkippedRepresentation(type, "the owner answered with data of type \(PasteboardType(replyType).logName), not text"))
-            }
-            // The same encoding under another name (UTF8_STRING for text/plain;charset=utf-8), or TEXT: the target's.
-            if reply.format == .ownerChosenText || reply.format == table.row(of: type)?.format {
-                return .keep(Representation(type: type, data: bytes))
-            }
-            return .keep(Representation(type: reply.type, data: bytes))
-        case .image?:
-            guard let named = ImageFormat(mimeType: target) else { return .keep(Representation(type: type, data: bytes)) }
+        switch keptName(target: target, replyType: replyType, table: table) {
+        case .named(let kept):
+            return .keep(Representation(type: kept, data: bytes))
+        case .leftOut(let skipped):
+            return .leaveOut(skipped)
+        case .picture(let named):
             if let problem = PasteboardContent.pictureProblem(bytes) {
                 return .keepAsGiven(Representation(type: type, data: bytes), SkippedRepresentation(type, problem))
             }
             let format = ImageFormat.sniff(bytes) ?? named
             return .keep(Representation(type: format == named ? type : PasteboardType(format.mimeType), data: bytes))
+        }
+    }
+
+    /// What `keep` does with an answer for `target` of type `replyType`, as far as it is decided before the bytes
+    /// are looked at.
+    public enum KeptName: Equatable, Sendable {
+        /// Kept under this type whatever the bytes (text under the encoding it came in, anything else as given).
+        case named(PasteboardType)
+        /// A picture of a format pasteboard reads: its header is checked and its format sniffed (`keep`).
+        case picture(ImageFormat)
+        /// Not kept, whatever the bytes.
+        case leftOut(SkippedRepresentation)
+    }
+
+    /// `keep`'s decision for `target` answered as `replyType` (nil: a Wayland read, named by the target alone),
+    /// without the bytes: what decides whether a value can go to a file as it is read (`.named`).
+    public func keptName(target: String, replyType: String?, table: ConversionTable = .standard) -> KeptName {
+        let type = PasteboardType(target)
+        switch table.row(of: type)?.family {
+        case .plainText?:
+            guard let replyType, replyType != target else { return .named(type) }
+            guard let reply = table.row(of: PasteboardType(replyType)), reply.family == .plainText else {
+                return .leftOut(SkippedRepresentation(type, "the owner answered with data of type \(PasteboardType(replyType).logName), not text"))
+            }
+            // The same encoding under another name (UTF8_STRING for text/plain;charset=utf-8), or TEXT: the target's.
+            if reply.format == .ownerChosenText || reply.format == table.row(of: type)?.format { return .named(type) }
+            return .named(reply.type)
+        case .image?:
+            return ImageFormat(mimeType: target).map(KeptName.picture) ?? .named(type)
         default:
-            return .keep(Representation(type: type, data: bytes))
+            return .named(type)
         }
     }
 
@@ -151,7 +173,7 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// Wayland read): a representation that can be kept without its bytes being looked at, so read straight into a
     /// file. A picture of a format pasteboard reads is not: its header is checked and its format sniffed.
     public func keepsBytesAsRead(target: String, table: ConversionTable = .standard) -> Bool {
-        !(table.row(of: PasteboardType(target))?.family == .image && ImageFormat(mimeType: target) != nil)
+        keptName(target: target, replyType: nil, table: table) == .named(PasteboardType(target))
     }
 
     /// The cap for one target.

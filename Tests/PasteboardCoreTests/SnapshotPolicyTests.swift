@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+import PasteboardCore
+import XCTest
+
+/// What a snapshot keeps of an answer can be known before its bytes are looked at (`keptName`), and that answer
+/// is `keep`'s own: a value read straight into a file is kept under the name it would have had in memory.
+final class SnapshotPolicyTests: XCTestCase {
+    let policy = SnapshotPolicy()
+
+    func testTheNameIsDecidedByTheTargetAndTheReplyTypeAlone() {
+        XCTAssertEqual(policy.keptName(target: "UTF8_STRING", replyType: "UTF8_STRING"), .named(PasteboardType("UTF8_STRING")))
+        XCTAssertEqual(policy.keptName(target: "UTF8_STRING", replyType: "STRING"), .named(PasteboardType("STRING")),
+                       "text kept under the encoding it came in")
+        XCTAssertEqual(policy.keptName(target: "text/plain;charset=utf-8", replyType: "UTF8_STRING"),
+                       .named(PasteboardType("text/plain;charset=utf-8")), "the same encoding under another name")
+        guard case .leftOut(let why) = policy.keptName(target: "UTF8_STRING", replyType: "image/png") else {
+            return XCTFail("text answered as a picture is left out")
+        }
+        XCTAssertTrue(why.reason.contains("not text"), why.reason)
+        XCTAssertEqual(policy.keptName(target: "image/png", replyType: "image/png"), .picture(.png), "its header is looked at")
+        XCTAssertEqual(policy.keptName(target: "image/x-unknown", replyType: "image/x-unknown"), .named(PasteboardType("image/x-unknown")))
+        XCTAssertEqual(policy.keptName(target: "application/octet-stream", replyType: "ATOM"), .named(PasteboardType("application/octet-stream")))
+        XCTAssertTrue(policy.keepsBytesAsRead(target: "text/html"))
+        XCTAssertFalse(policy.keepsBytesAsRead(target: "image/jpeg"))
+    }
+
+    func testKeepAgreesWithTheNameDecidedBeforehand() {
+        let targets = ["UTF8_STRING", "STRING", "TEXT", "text/plain", "text/plain;charset=utf-8", "text/html", "text/rtf",
+                       "image/png", "image/x-unknown", "application/octet-stream", "com.apple.flat-rtfd"]
+        let bytes = Array("not a picture, some text".utf8)
+        for target in targets {
+            for reply in [nil] + targets.map(Optional.some) {
+                let verdict = policy.keep(target: target, replyType: reply, bytes: bytes, format: 8)
+                switch policy.keptName(target: target, replyType: reply) {
+                case .named(let type):
+                    XCTAssertEqual(verdict, .keep(Representation(type: type, data: bytes)), "\(target) as \(reply ?? "nil")")
+                case .leftOut(let skipped):
+                    XCTAssertEqual(verdict, .leaveOut(skipped), "\(target) as \(reply ?? "nil")")
+                case .picture:
+                    guard case .keepAsGiven = verdict else { return XCTFail("a picture that does not read is kept as given: \(target)") }
+                }
+            }
+        }
+    }
+}
