@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PasteboardCore
 import XTypes
 
 /// One representation's bytes relayed as they arrive: an INCR transfer being read from an owner on one
@@ -9,11 +10,13 @@ import XTypes
 /// once, with `finish` (the whole value, whose first `count` bytes are those already seen) or `fail`. Until
 /// it has ended it is not final (`isFinal`), so it is only ever sent by INCR; a failed one throws on `read`, so
 /// a transfer of it is cut off (the reader sees a transfer that never ends, never other bytes).
-/// Where the bytes are while they arrive is the reader's (`peek`): no second copy is kept.
+/// Where the bytes are while they arrive is the reader's (`peek`: its buffer, or the file it reads a large copy
+/// into): no second copy is kept. Once complete it is the representation kept, bytes in memory or in its file
+/// (`kept`): a final source, read where it is.
 final class ArrivingBytes: ByteSource, @unchecked Sendable {
     enum State {
         case arriving
-        case complete([UInt8])
+        case complete(Representation)
         case failed(String)
     }
 
@@ -41,9 +44,23 @@ final class ArrivingBytes: ByteSource, @unchecked Sendable {
         self.peek = peek
     }
 
+    /// A complete one, already: the representation another endpoint has at hand, as a source (a file's bytes stay
+    /// there).
+    static func kept(_ representation: Representation) -> ArrivingBytes {
+        let bytes = ArrivingBytes(expectedCount: representation.byteCount) { _, _ in false }
+        bytes.finish(representation)
+        return bytes
+    }
+
     var count: Int {
-        if case .complete(let bytes) = state { return bytes.count }
+        if case .complete(let representation) = state { return representation.byteCount }
         return available
+    }
+
+    /// What it ended as, once complete.
+    var kept: Representation? {
+        if case .complete(let representation) = state { return representation }
+        return nil
     }
 
     var isFinal: Bool {
@@ -66,7 +83,9 @@ final class ArrivingBytes: ByteSource, @unchecked Sendable {
     /// The bytes of `range` where they are: in the reader's buffer while they arrive (no copy), then in the value.
     func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         switch state {
-        case .complete(let bytes): bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        case .complete(let representation):
+            if let source = representation.source { return try source.withBytes(range, body) }
+            representation.data.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
         case .failed(let reason): throw Failed(reason: reason)
         case .arriving:
             precondition(range.upperBound <= available, "read past the bytes arrived")
@@ -81,13 +100,23 @@ final class ArrivingBytes: ByteSource, @unchecked Sendable {
         changed()
     }
 
-    /// The whole value is in; it must begin with the bytes seen so far (else the relay fails: what was sent
-    /// on would not be this value).
-    func finish(_ bytes: [UInt8]) {
+    /// The whole value is in, as `representation` keeps it (in memory, or in the file it was read into); it must
+    /// begin with the bytes seen so far (else the relay fails: what was sent on would not be this value).
+    func finish(_ representation: Representation) {
         guard case .arriving = state else { return }
-        guard bytes.count >= available else { return fail("the value kept is shorter than what was relayed") }
-        state = .complete(bytes)
-        end(.data(bytes))
+        guard representation.byteCount >= available else { return fail("the value kept is shorter than what was relayed") }
+        state = .complete(representation)
+        end(ended)
+    }
+
+    /// How it ended, as `whenEnded` says it: the bytes when they are in memory, else this (a final source, read
+    /// where the bytes are: `FetchResult.whole` reads them when a reader needs them all at once).
+    private var ended: FetchResult {
+        switch state {
+        case .complete(let representation): representation.source == nil ? .data(representation.data) : .arriving(self)
+        case .failed(let reason): .failed(reason)
+        case .arriving: .arriving(self)
+        }
     }
 
     /// The value will not be complete: the owner stopped, timed out, or what it sent was not kept.
@@ -103,21 +132,19 @@ final class ArrivingBytes: ByteSource, @unchecked Sendable {
         onChange.append(body)
     }
 
-    /// Runs `body` once with the whole value or why not, when it ends (at once if it has).
+    /// Runs `body` once when it ends (at once if it has): with the whole value in memory, why not, or — kept in a
+    /// file — itself, complete (`isFinal`).
     func whenEnded(_ body: @escaping (FetchResult) -> Void) {
-        switch state {
-        case .complete(let bytes): body(.data(bytes))
-        case .failed(let reason): body(.failed(reason))
-        case .arriving: onEnd.append(body)
-        }
+        guard case .arriving = state else { return body(ended) }
+        onEnd.append(body)
     }
 
     private func end(_ result: FetchResult) {
         peek = nil
-        let ended = onEnd
+        let waiting = onEnd
         onEnd = []
         changed()
-        for body in ended { body(result) }
+        for body in waiting { body(result) }
     }
 
     private func changed() {

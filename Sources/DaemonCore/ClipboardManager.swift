@@ -306,7 +306,8 @@ final class ClipboardManager {
         snapshotter.start(Snapshotter.Request(selection: selection, name: name, targets: targets,
                                               onTargets: { [weak self] in self?.onTargets?(name, count, $0) },
                                               onKept: { [weak self] in self?.onKept?(name, count, $0) },
-                                              onArriving: { [weak self] in self?.onArriving?(name, count, PasteboardType($0), $1) }) {
+                                              onArriving: { [weak self] in self?.onArriving?(name, count, PasteboardType($0), $1) },
+                                              incomingDirectory: incomingDirectory) {
             [weak self] outcome in
             self?.snapshotDone(name, count: count, outcome)
             then?(outcome)
@@ -324,13 +325,13 @@ final class ClipboardManager {
         case .keep(let content, let takeOverAt):
             // Watchers learn what the copy is, now that it is read (`kept`: not a change).
             service.onChange?(.serving(name, count: count, content, state: .kept))
-            if case .complete(_, let skipped) = outcome, !skipped.isEmpty, loggedOmissions[name] != count {
+            if case .complete(_, let skipped, _) = outcome, !skipped.isEmpty, loggedOmissions[name] != count {
                 // One line per change (a SAVE_TARGETS read of the same change says nothing again), naming each
                 // target left out and why (never content).
                 loggedOmissions[name] = count
                 log.info("kept \(name) without \(skipped.count) of its targets: \(skipped.summary())")
             }
-            record(name, content)
+            if case .complete(_, _, let incoming) = outcome { record(name, content, incoming: incoming) } else { record(name, content) }
             if let ownerTime = takeOverAt {
                 _ = state.ownerVanished(name, currentCount: count, ownerTime: ownerTime, now: clock.now(), readInProgress: false)
             }
@@ -415,7 +416,8 @@ final class ClipboardManager {
     /// written: it is served from memory while it lasts. A copy another kind of endpoint read (a Wayland seat's) is
     /// recorded here too, at the count this display adopted.
     ///
-    /// A copy read straight into its archive's file (`incoming`: a Wayland seat's large copy, with its digest) is
+    /// A copy read straight into its archive's file (`incoming`: a large copy read early from an X owner or a
+    /// Wayland seat, with its digest) is
     /// kept by committing that file, never written again: as the history's entry (the kept archive a link to it), or
     /// as the kept archive when the history does not take it; a file neither takes is removed once the reader drops it.
     func record(_ name: PasteboardName, _ content: PasteboardContent, incoming: (archive: IncomingArchive, digest: UInt64)? = nil) {
@@ -432,7 +434,7 @@ final class ClipboardManager {
                                     keeping: name == .general && keptOnDisk != nil)
         }
         guard let path = keptOnDisk else {
-            if case .file(let historyFile) = placement { serveFromFile(name, count: count, content, once: historyFile) }
+            if case .file(let historyFile) = placement { serveFromFile(name, count: count, content, once: historyFile, readInto: incoming != nil) }
             return
         }
         guard fits else {
@@ -452,7 +454,7 @@ final class ClipboardManager {
             writer.submit(incoming?.archive.commit(as: path, archive) ?? .writeSegments(path: path, segments: archive.encodeSegments(), mode: 0o600))
         }
         if name == .general { history.keptElsewhere() }
-        serveFromFile(name, count: count, content, once: path)
+        serveFromFile(name, count: count, content, once: path, readInto: incoming != nil)
     }
 
     // MARK: - Serving large content from its file
@@ -472,9 +474,12 @@ final class ClipboardManager {
 
     /// Once `path` is written, serves and keeps `name`'s change `count` from it when its content has a
     /// representation large enough to be left in the file (`ContentArchive.servedFromFileAbove`): the bytes in
-    /// memory are let go then, so a large copy costs page cache, not the daemon's memory.
-    private func serveFromFile(_ name: PasteboardName, count: UInt64, _ content: PasteboardContent, once path: String) {
-        guard !content.hasSources, content.items.contains(where: { $0.representations.contains { $0.byteCount >= ContentArchive.servedFromFileAbove } })
+    /// memory are let go then, so a large copy costs page cache, not the daemon's memory. Content served from files
+    /// already is left as it is, unless it was read into this very file (`readInto`: its small representations are
+    /// then served from there too).
+    private func serveFromFile(_ name: PasteboardName, count: UInt64, _ content: PasteboardContent, once path: String,
+                               readInto: Bool = false) {
+        guard readInto || !content.hasSources, content.items.contains(where: { $0.representations.contains { $0.byteCount >= ContentArchive.servedFromFileAbove } })
         else { return }
         adoptions[writer.submitNotice()] = Adoption(name: name, count: count, path: path)
     }
@@ -631,7 +636,7 @@ final class ClipboardManager {
 
     private func saveRead(_ outcome: Snapshotter.Outcome) {
         guard let save = state.save else { return }
-        guard case .complete(let content, _) = outcome else {
+        guard case .complete(let content, _, _) = outcome else {
             state.save = nil
             refuseSave(save.request, why: "its content could not be read")
             return

@@ -102,6 +102,14 @@ final class IncomingArchive {
         return .read(got)
     }
 
+    /// Calls `body` with bytes `range` of the representation being streamed (within `0..<streamedCount`), read back
+    /// from the file (valid during the call): for a reader elsewhere that is sent them while they arrive.
+    func withStreamed(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws {
+        guard let current = stream else { preconditionFailure("withStreamed while streaming") }
+        precondition(range.lowerBound >= 0 && range.upperBound <= current.count, "bytes streamed so far")
+        try reader.read(count: range.count, at: current.start + range.lowerBound).withUnsafeBytes(body)
+    }
+
     /// The streamed representation is whole: it is now the one after those it was begun after, read from the file.
     func endStream() -> Representation {
         guard let current = stream else { preconditionFailure("endStream while streaming") }

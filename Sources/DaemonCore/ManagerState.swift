@@ -130,7 +130,7 @@ struct ManagerState {
         if case .reading(_, let time) = phase { ownerTime = time }
         let ownerGone = ownerTime != nil
         switch outcome {
-        case .complete(var content, _):
+        case .complete(var content, _, _):
             content.source = Self.source(of: content, window: ownerSources[name].flatMap { $0.count == count ? $0.source : nil })
             phases[name] = .read(count: count, content: content)
             return .keep(content, takeOverAt: ownerTime)

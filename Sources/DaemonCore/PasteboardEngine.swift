@@ -51,15 +51,29 @@ enum FetchResult: Equatable {
         }
     }
 
-    /// Calls `completion` once with the whole value or why not: at once, or when bytes arriving have ended.
+    /// Calls `completion` once with the whole value in memory or why not: at once, or when bytes arriving have
+    /// ended (bytes kept in a file are read from it).
     func whole(_ completion: @escaping (FetchResult) -> Void) {
-        if case .arriving(let bytes) = self { return bytes.whenEnded(completion) }
-        completion(self)
+        guard case .arriving(let bytes) = self else { return completion(self) }
+        bytes.whenEnded { ended in
+            guard case .arriving(let final) = ended else { return completion(ended) }
+            do { completion(.data(try final.read(0..<final.count))) } catch { completion(.failed("cannot read it: \(error)")) }
+        }
     }
 
-    /// `type` of `content`, the content of `pasteboard`.
+    /// `representation` as a fetch's answer: its bytes, or — kept in a file — the file's bytes as a final source,
+    /// read where they are.
+    init(_ representation: Representation) {
+        self = representation.source == nil ? .data(representation.data) : .arriving(.kept(representation))
+    }
+
+    /// `type` of `content`, the content of `pasteboard` (bytes kept in a file stay there: `init(_:)`).
     init(_ type: PasteboardType, of content: PasteboardContent, _ pasteboard: PasteboardName) {
-        self = content.data(for: type).map(FetchResult.data) ?? .failed("\(pasteboard) does not offer \(type)")
+        if let source = content.source(for: type) {
+            self = FetchResult(Representation(type: type, source: source))
+        } else {
+            self = content.data(for: type).map(FetchResult.data) ?? .failed("\(pasteboard) does not offer \(type)")
+        }
     }
 }
 

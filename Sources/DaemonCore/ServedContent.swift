@@ -67,7 +67,8 @@ final class ServedContent {
     private enum Fetched {
         case fetching
         /// A large value relayed as it arrives: served as it comes to a reader of that very type; converted
-        /// once it is all in (`ready`).
+        /// once it is all in (`ready`). Once complete with its bytes in a file it stays this: a final source,
+        /// sent from the file, read whole only to convert it.
         case arriving(ArrivingBytes)
         case ready([UInt8])
         case failed(String)
@@ -162,6 +163,9 @@ final class ServedContent {
         if unreadablePictures[type] != nil, let value = sourceValue(of: type, as: target) { return .value(value) }
         guard let plan = table.plan(producing: type, from: sources) else { return .refused }
         if plan.isIdentity, let value = sourceValue(of: plan.source, as: target) { return .value(value) }
+        if plan.isIdentity, case .arriving(let bytes)? = fetched[plan.source], bytes.isFinal {
+            return .value(PropertyValue(type: target, source: bytes))
+        }
         var fetchedNow = data(for: plan.source)
         if fetchedNow == nil {
             let waiting = awaitRemote(plan.source, for: type)
@@ -241,7 +245,9 @@ final class ServedContent {
     private func awaitRemote(_ source: PasteboardType, for wanted: PasteboardType) -> Lookup {
         guard let remote, remote.types.contains(source) else { return .refused }
         switch fetched[source] {
-        case .fetching, .arriving: return .converting
+        case .fetching: return .converting
+        case .arriving(let bytes) where !bytes.isFinal: return .converting
+        case .arriving: break
         case .failed(let reason):
             if derived[wanted] == nil, wanted != source { derived[wanted] = .failed(reason) }
             return .refused
@@ -279,13 +285,14 @@ final class ServedContent {
         case .failed(let reason): fetched[source] = .failed(reason)
         case .arriving(let bytes):
             fetched[source] = .arriving(bytes)
+            if bytes.isFinal { return }   // complete already, in its file
             // Once all in, it is kept as any fetched value (and what waits to convert it looks again).
             bytes.whenEnded { [weak self] whole in
                 guard let self, case .arriving(let current)? = self.fetched[source], current === bytes else { return }
                 switch whole {
                 case .data(let all): self.fetched[source] = .ready(all)
                 case .failed(let reason): self.fetched[source] = .failed(reason)
-                case .arriving: return
+                case .arriving: break   // complete in its file: kept as it is, a final source
                 }
                 self.onFetched?()
             }
@@ -338,6 +345,7 @@ final class ServedContent {
     /// The bytes of offered `type` for another endpoint: at hand, or fetched as a reader's request would fetch
     /// them (and kept the same way); `completion` runs once.
     func fetchOffered(_ type: PasteboardType, completion: @escaping (FetchResult) -> Void) {
+        if case .arriving(let bytes)? = fetched[type], bytes.isFinal { return completion(.arriving(bytes)) }
         if let bytes = data(for: type) { return completion(.data(bytes)) }
         guard let remote, remote.types.contains(type) else { return completion(.failed("\(type) is not offered")) }
         if case .failed(let reason) = fetched[type] { return completion(.failed(reason)) }
@@ -383,7 +391,11 @@ final class ServedContent {
 
     private func data(for type: PasteboardType) -> [UInt8]? {
         if let data = content.data(for: type) { return data }
-        if case .ready(let bytes) = fetched[type] { return bytes }
+        switch fetched[type] {
+        case .ready(let bytes)?: return bytes
+        case .arriving(let bytes)? where bytes.isFinal: return try? bytes.read(0..<bytes.count)
+        default: break
+        }
         if case .ready(let representation, _) = derived[type] { return representation.data }
         return nil
     }

@@ -23,9 +23,14 @@ import XTypes
 /// abandoned with a fresh window, one log line), so a snapshot always ends. (Bytes cannot bound a drain:
 /// xclip announces no size in its INCR header.)
 final class Snapshotter {
+    /// The file a snapshot's large representations were read into, with the content's digest made on the way.
+    typealias Incoming = (archive: IncomingArchive, digest: UInt64)
+
     enum Outcome {
-        /// What was read, as one item (possibly without every target: `skipped` says which, and why).
-        case complete(PasteboardContent, skipped: [SkippedRepresentation])
+        /// What was read, as one item (possibly without every target: `skipped` says which, and why); with
+        /// `incoming` when its large representations were read straight into their archive's file
+        /// (`Request.incomingDirectory`), as the item keeps them.
+        case complete(PasteboardContent, skipped: [SkippedRepresentation], incoming: Incoming? = nil)
         /// The owner marked the content secret (password managers): nothing was kept.
         case secret
         /// Nothing could be kept: why, and each target left out with its reason.
@@ -47,6 +52,10 @@ final class Snapshotter {
         /// known: its bytes as they arrive (a reader elsewhere may send them on as they come). Ends with the
         /// target's read: complete when the target is kept under its own name, failed otherwise.
         var onArriving: ((String, ArrivingBytes) -> Void)? = nil
+        /// Where a representation kept as it is read (`SnapshotPolicy.keptName`) goes once it passes
+        /// `IncomingArchive.threshold`: a file in this directory (the history's), laid out as the copy's archive,
+        /// each INCR chunk written there as it comes — never the whole value in memory. Nil: read into memory.
+        var incomingDirectory: String? = nil
         var completion: (Outcome) -> Void
     }
 
@@ -78,6 +87,11 @@ final class Snapshotter {
         var targetStarted: MonotonicInstant
         /// The current target's bytes as they arrive, when the request relays them (`onArriving`).
         var arriving: ArrivingBytes?
+        /// The file the large representations go to (`Request.incomingDirectory`), once one did; the current
+        /// target's chunks are written there while it `isStreaming`.
+        var archive: IncomingArchive?
+        /// No file could be made for this snapshot: it reads into memory.
+        var archiveRefused = false
         init(request: Request, window: WindowID, read: SelectionRead, now: MonotonicInstant, deadline: MonotonicInstant) {
             self.request = request
             self.window = window
@@ -201,6 +215,7 @@ final class Snapshotter {
         let cap = purpose == .targets ? 1 << 20 : purpose == .hint ? 64 : min(policy.cap(for: target), policy.snapshotCap - snapshot.total)
         let atom = x.intern(target)
         endArriving(snapshot, "the read of \(snapshot.name) stopped")
+        snapshot.archive?.abandonStream()
         snapshot.purpose = purpose
         snapshot.name = target
         snapshot.read = SelectionRead(target: atom, property: property, cap: cap, incrAtom: x.atoms.incr,
@@ -242,10 +257,17 @@ final class Snapshotter {
                                                               "an item holds at most \(PasteboardLimits.maximumRepresentationsPerItem) representations"))
             }
             snapshot.queue = []
+            snapshot.archive?.abandonStream()
             let (item, left) = PasteboardItem.keeping(snapshot.fetched)
             snapshot.skipped += left
             if let item {
-                finish(snapshot, .complete(PasteboardContent(items: [item]), skipped: snapshot.skipped))
+                var incoming: Incoming?
+                // Kept in the order read (else the digest made on the way is not the content's: made again from it).
+                if let archive = snapshot.archive, archive.holds(any: item.representations),
+                   item.representations.map(\.type) == snapshot.fetched.map(\.type) {
+                    incoming = (archive, archive.digest(of: item.representations))
+                }
+                finish(snapshot, .complete(PasteboardContent(items: [item]), skipped: snapshot.skipped, incoming: incoming))
             } else {
                 finish(snapshot, .failed(snapshot.skipped.isEmpty ? "the owner offers no content to read" : "no target could be read",
                                          skipped: snapshot.skipped))
@@ -298,7 +320,10 @@ final class Snapshotter {
                 let now = clock.now()
                 snapshot.deadline = now + ownerTimeout
                 snapshot.consecutiveTimeouts = 0
-                if case .receiving = snapshot.read.phase, snapshot.purpose == .data { relay(snapshot) }
+                if case .receiving = snapshot.read.phase, snapshot.purpose == .data {
+                    spill(snapshot)
+                    relay(snapshot)
+                }
                 if snapshot.read.isTransferring && now - snapshot.targetStarted >= transferBudget {
                     // A drain of a value over its cap says so: that is why nothing of it is kept.
                     var reason = "the transfer lasted longer than \(transferBudget)"
@@ -323,8 +348,7 @@ final class Snapshotter {
         guard let onArriving = snapshot.request.onArriving, Self.relays(announced: snapshot.read.announcedSize, received: snapshot.read.receivedCount) else { return }
         let arriving = ArrivingBytes(expectedCount: snapshot.read.announcedSize ?? 0) { [weak snapshot] range, body in
             guard let snapshot, snapshot.read.receivedCount >= range.upperBound else { return false }
-            snapshot.read.withReceived(range, body)
-            return true
+            return Self.withReceived(snapshot, range, body)
         }
         snapshot.arriving = arriving
         log.debug("relaying \(snapshot.name) of \(snapshot.request.name) as it arrives")
@@ -332,12 +356,61 @@ final class Snapshotter {
         arriving.grew(to: snapshot.read.receivedCount)
     }
 
+    /// Calls `body` with bytes `range` of the current target received so far, where they are: those moved to the
+    /// archive's file read back from it, the rest in the read's buffer. False when they cannot be read.
+    private static func withReceived(_ snapshot: Active, _ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        let moved = snapshot.read.movedOutCount
+        guard range.lowerBound < moved else {
+            snapshot.read.withReceived(range, body)
+            return true
+        }
+        guard let archive = snapshot.archive, archive.isStreaming else { return false }
+        do {
+            if range.upperBound <= moved { try archive.withStreamed(range, body); return true }
+            // Across the two (not when every chunk is moved out as it comes, as `spill` does): joined.
+            var joined: [UInt8] = []
+            try archive.withStreamed(range.lowerBound..<moved) { joined.append(contentsOf: $0) }
+            snapshot.read.withReceived(moved..<range.upperBound) { joined.append(contentsOf: $0) }
+            joined.withUnsafeBytes(body)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Moves the current target's chunks to the archive's file as they come, once it has `IncomingArchive.threshold`
+    /// bytes, when the request keeps large values in a file and the target is kept as it is read whatever its bytes
+    /// (`SnapshotPolicy.keptName`: not a picture whose header is checked). A file that cannot be made leaves the
+    /// snapshot in memory; one that cannot be written drains the transfer, and the target is left out, saying why.
+    private func spill(_ snapshot: Active) {
+        if snapshot.archive?.isStreaming != true {
+            guard let directory = snapshot.request.incomingDirectory, !snapshot.archiveRefused,
+                  snapshot.read.receivedCount >= IncomingArchive.threshold,
+                  case .named(let type) = policy.keptName(target: snapshot.name, replyType: snapshot.read.receivedType.flatMap { x.name(of: $0) })
+            else { return }
+            if snapshot.archive == nil {
+                do { snapshot.archive = try IncomingArchive.create(in: directory, pasteboard: snapshot.request.name) } catch {
+                    snapshot.archiveRefused = true
+                    log.limited(.warning, key: "x-incoming", "cannot make a file in \(directory) to read a large copy into, reading it into memory: \(error)")
+                    return
+                }
+            }
+            snapshot.archive?.begin(type, after: snapshot.fetched)
+        }
+        guard let archive = snapshot.archive else { return }
+        do { try snapshot.read.moveOutReceived { try archive.append($0) } } catch {
+            archive.abandonStream()
+            log.limited(.warning, key: "x-incoming-write", "cannot write a large copy to its file: \(error)")
+            snapshot.read.drainInstead("cannot write it to its file: \(error)")
+        }
+    }
+
     /// Ends what was relayed of the current target: complete with `kept` when the target was kept under its
     /// own name, else failed (`reason`).
     private func endArriving(_ snapshot: Active, _ reason: String, kept: Representation? = nil) {
         guard let arriving = snapshot.arriving else { return }
         snapshot.arriving = nil
-        if let kept, kept.type.rawValue == snapshot.name { arriving.finish(kept.data) } else { arriving.fail(reason) }
+        if let kept, kept.type.rawValue == snapshot.name { arriving.finish(kept) } else { arriving.fail(reason) }
     }
 
     private func received(_ snapshot: Active, _ result: Result<PropertyValue, SelectionReadFailure>) {
@@ -376,6 +449,19 @@ final class Snapshotter {
                 snapshot.purpose = .data
                 next(snapshot)
             }
+        case (.data, .success(let value)) where snapshot.archive?.isStreaming == true:
+            // Read into the archive's file as it came, under the name `keptName` gave: the last bytes written, kept.
+            let archive = snapshot.archive!
+            do { try value.bytes.map { try $0.withUnsafeBytes { try archive.append($0) } } } catch {
+                archive.abandonStream()
+                endArriving(snapshot, "cannot write it to its file: \(error)")
+                leaveOut(snapshot, "cannot write it to its file: \(error)", tryNext: false)
+                return next(snapshot)
+            }
+            let representation = archive.endStream()
+            endArriving(snapshot, "\(target) was kept as \(representation.type.logName)", kept: representation)
+            kept(snapshot, representation)
+            next(snapshot)
         case (.data, .success(let value)):
             // Text that came as STRING is kept as the owner sent it; the daemon serves the rest of the family.
             switch policy.keep(target: target, replyType: x.name(of: value.type), bytes: value.bytes, format: value.format) {
@@ -395,6 +481,7 @@ final class Snapshotter {
             }
             next(snapshot)
         case (.data, .failure(let failure)):
+            snapshot.archive?.abandonStream()
             endArriving(snapshot, "\(failure)")
             leaveOut(snapshot, "\(failure)", tryNext: SnapshotPlan.triesNext(after: failure))
             next(snapshot)
@@ -414,7 +501,7 @@ final class Snapshotter {
         active[snapshot.request.selection] = nil
         x.destroyWindow(snapshot.window)
         switch outcome {
-        case .complete(let content, let skipped):
+        case .complete(let content, let skipped, _):
             log.debug("read \(snapshot.request.name): \(content.types.count) types, \(content.byteCount) bytes, \(skipped.count) left out")
         case .secret: break
         case .failed(let why, _): log.debug("reading \(snapshot.request.name) failed: \(why)")

@@ -371,8 +371,8 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             return served.fetchOffered(type, completion: completion)
         }
         if manager.isReading(pasteboard) {
-            if let read = readSoFar[pasteboard], read.count == current.count, let data = read.data[type] {
-                return completion(.data(data))
+            if let read = readSoFar[pasteboard], read.count == current.count, let kept = read.kept[type] {
+                return completion(FetchResult(kept))
             }
             if let arriving = arrivingSoFar[pasteboard], arriving.count == current.count, let bytes = arriving.bytes[type],
                bytes.failure == nil {
@@ -388,17 +388,17 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     /// answered now, not when the whole snapshot ends (a rich copy's other targets may take a while).
     private func snapshotKept(_ pasteboard: PasteboardName, count: UInt64, _ representation: Representation) {
         if readSoFar[pasteboard]?.count != count { readSoFar[pasteboard] = (count, [:]) }
-        readSoFar[pasteboard]?.data[representation.type] = representation.data
+        readSoFar[pasteboard]?.kept[representation.type] = representation
         guard let current = offered[pasteboard], current.count == count, var waiting = waitingForSnapshot[pasteboard] else { return }
         let answered = waiting.filter { $0.type == representation.type && $0.serial == current.serial }
         guard !answered.isEmpty else { return }
         waiting.removeAll { $0.type == representation.type && $0.serial == current.serial }
         waitingForSnapshot[pasteboard] = waiting.isEmpty ? nil : waiting
-        for pending in answered { pending.completion(.data(representation.data)) }
+        for pending in answered { pending.completion(FetchResult(representation)) }
     }
 
-    /// What the manager's snapshot under way has read so far, per pasteboard (the arrays it keeps: no copy).
-    private var readSoFar: [PasteboardName: (count: UInt64, data: [PasteboardType: [UInt8]])] = [:]
+    /// What the manager's snapshot under way has read so far, per pasteboard (as it keeps them: no copy).
+    private var readSoFar: [PasteboardName: (count: UInt64, kept: [PasteboardType: Representation])] = [:]
     /// What the manager's snapshot under way is receiving by INCR, per pasteboard.
     private var arrivingSoFar: [PasteboardName: (count: UInt64, bytes: [PasteboardType: ArrivingBytes])] = [:]
 
@@ -426,7 +426,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
                 pending.completion(changedSince(pasteboard))
                 continue
             }
-            if let content = keptContent(of: pasteboard), content.data(for: pending.type) != nil {
+            if let content = keptContent(of: pasteboard), content.types.contains(pending.type) {
                 pending.completion(FetchResult(pending.type, of: content, pasteboard))
             } else {
                 readLive(pasteboard, pending)
@@ -457,11 +457,11 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             [weak self] outcome in
             guard let self else { return }
             switch outcome {
-            case .complete(let content, _) where content.data(for: pending.type) != nil:
+            case .complete(let content, _, _) where content.data(for: pending.type) != nil:
                 self.endLiveRead(pasteboard, .data(content.data(for: pending.type)!))
             default:
                 // The owner went away or would not give it: what this display kept of this change, if anything.
-                if let kept = self.keptContent(of: pasteboard), kept.data(for: pending.type) != nil {
+                if let kept = self.keptContent(of: pasteboard), kept.types.contains(pending.type) {
                     self.endLiveRead(pasteboard, FetchResult(pending.type, of: kept, pasteboard))
                 } else if case .failed(let why, let skipped) = outcome {
                     self.endLiveRead(pasteboard, .failed(skipped.first.map { "\($0.type): \($0.reason)" } ?? why))

@@ -282,8 +282,8 @@ final class DisplaysTests: XCTestCase {
     /// A harness with a second display and an owner of `value` as application/x-large sending it by INCR in
     /// chunks of `chunk` bytes (pausing after `pause` of them when given), on the first display or on B.
     func largeCopy(_ value: [UInt8], chunk: Int = 256 << 10, pause: Int? = nil, announcesSize: Bool = true,
-                   onB: Bool = false) throws -> (Harness, Harness.Display, FakeOwner) {
-        let h = try Harness()
+                   onB: Bool = false, keepState: Bool = false) throws -> (Harness, Harness.Display, FakeOwner) {
+        let h = try Harness(keepState: keepState)
         let b = h.addDisplay()
         let owner = onB ? h.owner(on: b, [("application/x-large", value)]) : h.owner([("application/x-large", value)])
         owner.incrThreshold = chunk
@@ -311,6 +311,24 @@ final class DisplaysTests: XCTestCase {
         XCTAssertEqual(pasted.bytes?.count, value.count)
         XCTAssertTrue(pasted.bytes == value, "exactly the owner's bytes")
         XCTAssertEqual(h.paste("application/x-large", on: b).bytes?.count, value.count, "a second paste on B from what B has now")
+    }
+
+    /// With the history on disk A's manager reads a large copy into its archive's file as it comes: a reader on B is
+    /// sent the bytes from there as they arrive, gets exactly the owner's, and what A keeps is that file.
+    func testALargeCopyReadIntoItsFileIsRelayedFromThereAsItArrives() throws {
+        let value = (0..<(5 << 20) + 999).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 10) }
+        let (h, b, owner) = try largeCopy(value, pause: 8, keepState: true)
+        let reader = h.paste("application/x-large", on: b)
+        XCTAssertNil(reader.result, "not complete while A's owner is still sending")
+        let halfway = try XCTUnwrap(reader.receivedSoFar, "B's reader is in an INCR transfer before A's has ended")
+        XCTAssertGreaterThanOrEqual(halfway, 7 * (256 << 10), "what came from A was sent on to B as it came")
+        owner.resumeTransfers()
+        h.settle()
+        guard case .some(.some(let pasted)) = reader.result else { return XCTFail("B's reader got the whole value") }
+        XCTAssertTrue(pasted.bytes == value, "exactly the owner's bytes (\(pasted.bytes?.count ?? 0))")
+        guard case .read(_, let kept)? = h.engine.manager.state.phase(of: .general) else { return XCTFail("A kept it") }
+        XCTAssertNotNil(kept.source(for: PasteboardType("application/x-large")), "kept in the file it was read into")
+        XCTAssertTrue(h.paste("application/x-large", on: b).bytes == value, "a second paste on B, from the file")
     }
 
     /// The same once A's manager has read the copy: a paste on B reads A's live owner, and that read is relayed

@@ -89,6 +89,65 @@ final class ServingFromFileTests: XCTestCase {
         XCTAssertEqual(h.paste(picture.rawValue).result??.bytes, big)
     }
 
+    /// The temporary files in a harness's history directory (a copy being read into its file, not committed).
+    private func incomingFiles(_ h: Harness) throws -> [String] {
+        let directory = try XCTUnwrap(h.stateDirectory) + "/history"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".incoming") }
+    }
+
+    /// A foreign copy read early by INCR goes to its archive's file chunk by chunk as it comes: what the manager
+    /// keeps is the file's before any write was asked for, the history's entry is that file committed (no second
+    /// write of its bytes), and a restart restores exactly the owner's bytes from it.
+    func testAForeignCopyReadByINCRGoesStraightToItsFileAndIsKeptFromThere() throws {
+        let directory = NSTemporaryDirectory() + "incoming-x-" + UUID().uuidString
+        let large = PasteboardType("application/x-large")
+        do {
+            let h = try Harness(keepState: true, directory: directory)
+            let owner = h.owner([("UTF8_STRING", small), (large.rawValue, big)])
+            owner.incrThreshold = 256 << 10
+            owner.announcesSize = false
+            owner.own()
+            h.settle(waitForConversions: false)
+            guard case .read(_, let kept)? = h.engine.manager.state.phase(of: .general) else { return XCTFail("nothing kept") }
+            let source = try XCTUnwrap(kept.source(for: large), "kept in its file as it was read, before any write")
+            XCTAssertEqual(source.count, big.count)
+            XCTAssertTrue(try source.read(0..<big.count) == big, "the file holds exactly the owner's bytes")
+            XCTAssertEqual(kept.data(for: .utf8String), small, "a small representation stays in memory")
+            XCTAssertEqual(h.paste(large.rawValue).result??.bytes, big, "pasted from the live owner")
+            h.finishWrites()
+            XCTAssertEqual(try incomingFiles(h), [], "the file is committed under its name")
+            guard case .items(let entry)? = h.send(.historyItem(index: 0)).first else { return XCTFail("the history has it") }
+            XCTAssertTrue(entry.first?.data(for: large) == big, "the history's entry is the owner's bytes")
+            owner.exit()
+            h.advance(by: .zero)
+            XCTAssertTrue(h.daemonOwns())
+            XCTAssertEqual(h.paste(large.rawValue).result??.bytes, big, "taken over and served from the file")
+            XCTAssertEqual(h.paste("UTF8_STRING").text, "a caption")
+        }
+        let h = try Harness(keepState: true, directory: directory)
+        XCTAssertTrue(h.daemonOwns(), "restored")
+        XCTAssertEqual(h.paste(large.rawValue).result??.bytes, big, "restored byte-exact from the committed file")
+        XCTAssertEqual(h.paste("UTF8_STRING").text, "a caption")
+    }
+
+    /// An owner that stops sending midway: the target is left out when it times out, the rest of the copy kept, and
+    /// the file the target was being read into is gone — nothing half-read is kept or left on disk.
+    func testAnINCRReadIntoItsFileThatStopsMidwayLeavesNothingOfItBehind() throws {
+        let h = try Harness(keepState: true)
+        let owner = h.owner([("UTF8_STRING", small), ("application/x-large", big)])
+        owner.incrThreshold = 256 << 10
+        owner.pausesAfterChunks = 4
+        owner.own()
+        h.settle(waitForConversions: false)
+        XCTAssertEqual(try incomingFiles(h).count, 1, "being read into its file")
+        h.advance(by: .milliseconds(h.engine.configuration.ownerTimeoutMs))
+        h.finishWrites()
+        guard case .read(_, let kept)? = h.engine.manager.state.phase(of: .general) else { return XCTFail("the text is kept") }
+        XCTAssertEqual(kept.types, [.utf8String], "the large target left out")
+        XCTAssertEqual(try incomingFiles(h), [], "its file removed")
+        XCTAssertTrue(h.log.contains { $0.contains("application/x-large") && $0.contains("did not answer") }, "\(h.log)")
+    }
+
     func testWithoutAFileContentStaysInMemory() throws {
         var configuration = DaemonConfiguration()
         configuration.ramOnly = true

@@ -54,6 +54,32 @@ final class LargeTransferTests: DesktopTestCase {
         XCTAssertTrue(again.stdout == data, "the restored copy pastes byte-exact")
     }
 
+    /// The daemon's peak resident set (VmHWM), KiB.
+    func daemonPeakKiB() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(desktop.daemon!.processIdentifier)/status", encoding: .utf8)
+        return try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) },
+                             "VmHWM in /proc/PID/status")
+    }
+
+    /// xclip's 48 MiB copy (its INCR header gives no size) is read early into its history file as it comes: the
+    /// daemon's peak memory never holds it (it held the whole value, grown by doubling, before), and the kept copy
+    /// pastes byte-exact once xclip has exited.
+    func testALargeXclipCopyIsKeptWithoutEverBeingInTheDaemonsMemory() throws {
+        let (path, data) = try randomFile(48 << 20, name: "early.bin")
+        let before = try daemonPeakKiB()
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", "application/octet-stream", path], input: [])
+        try waitUntil(60, "the copy is kept in the history") {
+            try pb("history", "list").text.split(separator: "\n").first?.contains("\t\(data.count) B\t") == true && status()["writes"] == "0"
+        }
+        let growthMiB = (try daemonPeakKiB() - before) / 1024
+        XCTAssertLessThan(growthMiB, 16, "the daemon's peak memory grew by \(growthMiB) MiB keeping 48 MiB")
+        stop(owner)
+        try waitUntil(20, "pasteboardd took over") { try status()["owned.CLIPBOARD"] == "yes" }
+        XCTAssertEqual(try status()["memory-bytes.CLIPBOARD"], "0")
+        let pasted = try run("xclip", ["-o", "-selection", "clipboard", "-t", "application/octet-stream"], timeout: 120)
+        XCTAssertTrue(pasted.stdout == data, "xclip pasted it byte-exact from the file (\(pasted.stdout.count) bytes)")
+    }
+
     func testStalledINCRRequestorDelaysNoOtherPasteAndIsDroppedAfterTheTimeout() throws {
         let (path, data) = try randomFile(12 << 20, name: "medium.bin")
         try pb("copy", "-t", "application/octet-stream=\(path)")
