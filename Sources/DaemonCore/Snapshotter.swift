@@ -321,8 +321,9 @@ final class Snapshotter {
                 snapshot.deadline = now + ownerTimeout
                 snapshot.consecutiveTimeouts = 0
                 if case .receiving = snapshot.read.phase, snapshot.purpose == .data {
-                    spill(snapshot)
+                    // Relayed first: a reader elsewhere waiting for this chunk is sent it from memory, not read back.
                     relay(snapshot)
+                    spill(snapshot)
                 }
                 if snapshot.read.isTransferring && now - snapshot.targetStarted >= transferBudget {
                     // A drain of a value over its cap says so: that is why nothing of it is kept.

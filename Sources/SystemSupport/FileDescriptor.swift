@@ -140,18 +140,33 @@ extension FileDescriptor {
     public func read(count: Int, at offset: Int) throws -> [UInt8] {
         var done = 0
         let bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            while done < count {
-                let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[done..<count]),
-                                   at: offset + done)
-                if got == 0 { break }
-                done += got
-            }
-            initialized = done
+            defer { initialized = done }
+            done = try fill(UnsafeMutableRawBufferPointer(buffer), at: offset)
         }
         guard done == count else {
             throw SystemError.unexpectedEndOfFile(operation: "pread(\(rawValue))", expected: count, got: done)
         }
         return bytes
+    }
+
+    /// Fills `buffer` with the bytes at `offset` (a file does not change under a reader that uses this), into
+    /// memory the caller reuses; throws `SystemError.unexpectedEndOfFile` when the file ends first.
+    public func read(filling buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws {
+        let done = try fill(buffer, at: offset)
+        guard done == buffer.count else {
+            throw SystemError.unexpectedEndOfFile(operation: "pread(\(rawValue))", expected: buffer.count, got: done)
+        }
+    }
+
+    /// Reads at `offset` until `buffer` is full or the file ends; how many bytes came.
+    private func fill(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
+            if got == 0 { break }
+            done += got
+        }
+        return done
     }
 
     /// Reads what is available now, at most `max` bytes, from a non-blocking descriptor.

@@ -51,6 +51,31 @@ final class FileDescriptorTests: XCTestCase {
         }
     }
 
+    /// A positioned read gives exactly the bytes asked for, into a new array or into memory the caller reuses, and
+    /// says so when the file ends first (never a short read taken for the whole).
+    func testPositionedReadsGiveExactlyTheBytesAskedForOrSayTheFileEnded() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bytes = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ $0 >> 8) }
+        let path = directory.file("kept")
+        let writer = try FileDescriptor.open(path, [.writeOnly, .create], mode: 0o600)
+        try writer.writeAll(bytes)
+        try writer.close()
+        let file = try FileDescriptor.open(path, .readOnly)
+        defer { try? file.close() }
+        XCTAssertEqual(try file.read(count: 70_000, at: 100_001), Array(bytes[100_001..<170_001]))
+        let room = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+        defer { room.deallocate() }
+        try file.read(filling: room, at: 3)
+        XCTAssertEqual(Array(room), Array(bytes[3..<65_539]))
+        try file.read(filling: UnsafeMutableRawBufferPointer(rebasing: room[0..<10]), at: bytes.count - 10)
+        XCTAssertEqual(Array(room[0..<10]), Array(bytes.suffix(10)), "the same memory, reused")
+        XCTAssertThrowsError(try file.read(filling: room, at: bytes.count - 100), "past the end") { error in
+            XCTAssertTrue("\(error)".contains("100"), "says how much there was: \(error)")
+        }
+        XCTAssertThrowsError(try file.read(count: 101, at: bytes.count - 100))
+    }
+
     func testEveryNewDescriptorIsCloseOnExec() throws {
         let (readEnd, writeEnd) = try FileDescriptor.pipe()
         defer { try? readEnd.close(); try? writeEnd.close() }
