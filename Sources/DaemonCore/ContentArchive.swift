@@ -2,6 +2,7 @@
 import ControlProtocol
 import PasteboardCore
 import SystemSupport
+import Synchronization
 import XTypes
 
 /// The on-disk form of a pasteboard's content: the items and their representations, raw, with what is
@@ -312,4 +313,26 @@ final class ArchiveFileBytes: ByteSource {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "a read within the representation")
         return try file.read(count: range.count, at: offset + range.lowerBound)
     }
+
+    /// The bytes of `range` read into one buffer the process reuses (`scratch`) when the range is a chunk's size
+    /// or less — an INCR chunk sent from the file, a relayed one read back — so sending a file does not fault in a
+    /// fresh mapping per chunk (blocks of 1 MiB are mappings of their own: `MemoryRelease.holdLargeBlocksApart`);
+    /// a larger range is read into an array of its own.
+    func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "a read within the representation")
+        guard range.count <= Self.scratchBytes else { return try read(range).withUnsafeBytes(body) }
+        try Self.scratch.withLock { buffer in
+            let room = UnsafeMutableRawBufferPointer(rebasing: buffer.pointer[0..<range.count])
+            try file.descriptor.read(filling: room, at: offset + range.lowerBound)
+            body(UnsafeRawBufferPointer(room))
+        }
+    }
+
+    /// The largest range `withBytes` reads into `scratch`: an INCR chunk (`SelectionResponder.sizes`).
+    static let scratchBytes = 1 << 20
+    private struct Scratch: @unchecked Sendable {
+        let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: ArchiveFileBytes.scratchBytes, alignment: 64)
+    }
+    /// Faulted in at the first use, kept for the process's life; a lock, since a source may be read on any thread.
+    private static let scratch = Mutex(Scratch())
 }

@@ -41,9 +41,6 @@ final class IncomingArchive {
     /// What each read from a pipe goes through on its way to the file: one for the loop's thread, reused by every
     /// read (faulted in once for the daemon's life, never per copy; a read uses it only within one call).
     nonisolated(unsafe) private static let buffer: UnsafeMutableRawBufferPointer = .allocate(byteCount: 256 << 10, alignment: 64)
-    /// What `withStreamed` reads the file back into: one per archive, the size of the largest range asked for (a
-    /// relayed chunk), faulted in once, not once per chunk.
-    private var scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 64)
 
     private init(pasteboard: PasteboardName, temporaryPath: String, writer: FileDescriptor, reader: OpenFile) {
         self.pasteboard = pasteboard
@@ -65,7 +62,6 @@ final class IncomingArchive {
     }
 
     deinit {
-        scratch.deallocate()
         try? writer?.close()
         if !committed { try? FileSystem.removeFile(temporaryPath, ignoreMissing: true) }
     }
@@ -111,13 +107,7 @@ final class IncomingArchive {
     func withStreamed(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         guard let current = stream else { preconditionFailure("withStreamed while streaming") }
         precondition(range.lowerBound >= 0 && range.upperBound <= current.count, "bytes streamed so far")
-        if range.count > scratch.count {
-            scratch.deallocate()
-            scratch = .allocate(byteCount: range.count, alignment: 64)
-        }
-        let room = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<range.count])
-        try reader.descriptor.read(filling: room, at: current.start + range.lowerBound)
-        body(UnsafeRawBufferPointer(room))
+        try ArchiveFileBytes(file: reader, offset: current.start, count: current.count).withBytes(range, body)
     }
 
     /// The streamed representation is whole: it is now the one after those it was begun after, read from the file.

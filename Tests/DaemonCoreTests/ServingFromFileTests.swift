@@ -3,6 +3,7 @@ import ControlProtocol
 @testable import DaemonCore
 import Foundation
 import PasteboardCore
+import Synchronization
 import SystemSupport
 import TestSupport
 import XCTest
@@ -182,6 +183,33 @@ final class ServingFromFileTests: XCTestCase {
     }
 
     // MARK: - The archive read from its file
+
+    /// Bytes left in a file are given where they are read, chunk-sized ranges through the one buffer the process
+    /// reuses, larger ones on their own: the same bytes either way, and from several threads at once.
+    func testBytesInAFileAreTheFilesWhateverTheRangeAndTheThread() throws {
+        let path = NSTemporaryDirectory() + "archive-bytes-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let contents = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 13) }
+        try Data(contents).write(to: URL(fileURLWithPath: path))
+        let file = try OpenFile(readingAt: path)
+        let source = ArchiveFileBytes(file: file, offset: 4_096, count: contents.count - 4_096)
+        let expected = Array(contents[4_096...])
+        for range in [0..<1, 1_000..<(1_000 + ArchiveFileBytes.scratchBytes), 0..<(ArchiveFileBytes.scratchBytes + 1), 0..<source.count] {
+            var got: [UInt8] = []
+            try source.withBytes(range) { got = Array($0) }
+            XCTAssertTrue(got == Array(expected[range]), "\(range)")
+        }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { n in
+            let range = (n * 200_000)..<(n * 200_000 + 700_000)
+            for _ in 0..<20 {
+                var same = false
+                try? source.withBytes(range) { same = Array($0) == Array(expected[range]) }
+                if !same { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        XCTAssertEqual(mismatches.withLock { $0 }, 0, "every thread got its own range's bytes")
+    }
 
     func testAnArchiveOpenedFromItsFileIsTheArchiveDecodedFromItsBytes() throws {
         let content = PasteboardContent(items: [
