@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,4 +32,9 @@ long pbs_splice_to_pipe(int in, long long *offset, int out, unsigned long count)
     ssize_t moved = splice(in, &position, out, NULL, (size_t)count, SPLICE_F_NONBLOCK);
     *offset = (long long)position;
     return (long)moved;
+}
+
+int pbs_bytes_readable(int fd) {
+    int count = 0;
+    return ioctl(fd, FIONREAD, &count) == 0 ? count : -1;
 }

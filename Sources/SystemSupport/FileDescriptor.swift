@@ -169,14 +169,19 @@ extension FileDescriptor {
         return done
     }
 
-    /// Reads what is available now, at most `max` bytes, from a non-blocking descriptor.
+    /// Reads what is available now, at most `max` bytes, from a non-blocking descriptor, into an array the size of
+    /// what the descriptor says is there (FIONREAD; `max` when it cannot tell): a reader that allows 1 MiB per read
+    /// holds, and maps, no 1 MiB for the few bytes a read brings.
     ///
-    /// The corresponding C function is `read(2)`.
+    /// The corresponding C functions are `ioctl(2)` (FIONREAD) and `read(2)`.
     public func readAvailable(max: Int = 65536) throws -> ReadResult {
         precondition(max > 0, "readAvailable(max:) needs room for at least one byte")
+        // Nothing there (0) is room for one byte: the read then says end of file, or that it would block.
+        let readable = Int(pbs_bytes_readable(rawValue))
+        let room = readable < 0 ? max : Swift.min(max, Swift.max(readable, 1))
         var count = 0
         var readError: (any Error)?
-        let bytes = [UInt8](unsafeUninitializedCapacity: max) { buffer, initialized in
+        let bytes = [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
             do {
                 count = try read(into: UnsafeMutableRawBufferPointer(buffer))
             } catch {

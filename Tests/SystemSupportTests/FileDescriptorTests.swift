@@ -107,6 +107,28 @@ final class FileDescriptorTests: XCTestCase {
         XCTAssertEqual(try readEnd.readAvailable(max: 100), .endOfFile)
     }
 
+    /// A read that may bring up to 1 MiB holds the size of what came, not 1 MiB, whether from a pipe, a socket or a
+    /// file; and what is there beyond what fits is read next.
+    func testReadAvailableHoldsTheSizeOfWhatCameNotTheMostItMayBring() throws {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        _ = try writeEnd.write(Array("five!".utf8))
+        guard case .data(let bytes) = try readEnd.readAvailable(max: 1 << 20) else { return XCTFail("the bytes") }
+        XCTAssertEqual(bytes, Array("five!".utf8))
+        XCTAssertLessThan(bytes.capacity, 4096, "sized by what was there")
+        let big = [UInt8](repeating: 7, count: 40_000)
+        try writeEnd.writeAll(big)
+        XCTAssertEqual(try readEnd.readAvailable(max: 30_000), .data(Array(big[0..<30_000])), "at most max")
+        XCTAssertEqual(try readEnd.readAvailable(max: 1 << 20), .data(Array(big[30_000...])), "then the rest")
+
+        let (a, b) = try UnixSocket.pair(nonBlocking: true)
+        defer { try? a.close(); try? b.close() }
+        try a.writeAll(Array("over a socket".utf8))
+        guard case .data(let viaSocket) = try b.readAvailable(max: 1 << 20) else { return XCTFail("the socket's bytes") }
+        XCTAssertEqual(viaSocket, Array("over a socket".utf8))
+        XCTAssertLessThan(viaSocket.capacity, 4096)
+    }
+
     func testWriteSomeReturnsZeroWhenThePipeIsFull() throws {
         let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
         defer { try? readEnd.close(); try? writeEnd.close() }

@@ -22,3 +22,8 @@ short pbs_posix_spawn_setsid(void);
 /// (EAGAIN: the pipe is full; EINVAL: the file cannot be spliced).
 /// Why C: glibc declares splice(2) only under _GNU_SOURCE, which Swift's Glibc module is built without.
 long pbs_splice_to_pipe(int in, long long *offset, int out, unsigned long count);
+
+/// How many bytes a read of `fd` (a pipe, socket, terminal or regular file) would find now: ioctl(2) FIONREAD.
+/// -1 with errno set when the descriptor cannot tell.
+/// Why C: ioctl(2) is variadic, which Swift does not call.
+int pbs_bytes_readable(int fd);
