@@ -3,6 +3,15 @@ import SystemSupport
 import XCTest
 
 final class FileDescriptorTests: XCTestCase {
+    /// A file in `directory` holding `bytes`, opened for reading.
+    func openFile(holding bytes: [UInt8], in directory: TemporaryDirectory) throws -> FileDescriptor {
+        let path = directory.file("kept")
+        let writer = try FileDescriptor.open(path, [.writeOnly, .create], mode: 0o600)
+        try writer.writeAll(bytes)
+        try writer.close()
+        return try FileDescriptor.open(path, .readOnly)
+    }
+
     func testPipeCarriesBytesAndReportsEndOfFile() throws {
         let (readEnd, writeEnd) = try FileDescriptor.pipe()
         defer { try? readEnd.close() }
@@ -20,11 +29,7 @@ final class FileDescriptorTests: XCTestCase {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let bytes = (0..<(300 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
-        let path = directory.file("kept")
-        let writer = try FileDescriptor.open(path, [.writeOnly, .create], mode: 0o600)
-        try writer.writeAll(bytes)
-        try writer.close()
-        let file = try FileDescriptor.open(path, .readOnly)
+        let file = try openFile(holding: bytes, in: directory)
         defer { try? file.close() }
         let (readEnd, writeEnd) = try FileDescriptor.pipe(nonBlocking: true)
         defer { try? readEnd.close(); try? writeEnd.close() }
@@ -57,11 +62,7 @@ final class FileDescriptorTests: XCTestCase {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let bytes = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ $0 >> 8) }
-        let path = directory.file("kept")
-        let writer = try FileDescriptor.open(path, [.writeOnly, .create], mode: 0o600)
-        try writer.writeAll(bytes)
-        try writer.close()
-        let file = try FileDescriptor.open(path, .readOnly)
+        let file = try openFile(holding: bytes, in: directory)
         defer { try? file.close() }
         XCTAssertEqual(try file.read(count: 70_000, at: 100_001), Array(bytes[100_001..<170_001]))
         let room = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
