@@ -129,6 +129,10 @@ def owner_faults(ctx):
             outcome = "nothing kept; asked " + ", ".join(f"{k}×{v}" for k, v in sorted(answered.items()))
         primary_ok(f"{mode} (after)")
         ctx.check(daemon.status()["snapshots"] == "0", f"{mode}: snapshots not 0 at the end")
+        # A target read into its history file as it came (past 64 KiB) and then left out leaves no file behind.
+        history_dir = os.path.join(daemon.home, "state", "pasteboard", "history")
+        leftover = [name for name in (os.listdir(history_dir) if os.path.isdir(history_dir) else []) if name.startswith(".incoming")]
+        ctx.check(not leftover, f"{mode}: a half-read target's file was left behind: {leftover}")
         ctx.check(not any("PBSTRESS" in line for line in daemon.log_since(mark)), f"{mode}: content in the log")
         ctx.figure(f"{mode}: snapshot ended after {ended:.2f} s" if ended is not None else f"{mode}: snapshot never ended")
         said = [line.replace("pasteboardd: ", "") for line in daemon.log_since(mark)
