@@ -164,7 +164,8 @@ final class ServedContent {
         guard let plan = table.plan(producing: type, from: sources) else { return .refused }
         if plan.isIdentity, let value = sourceValue(of: plan.source, as: target) { return .value(value) }
         if plan.isIdentity, case .arriving(let bytes)? = fetched[plan.source], bytes.isFinal {
-            return .value(PropertyValue(type: target, source: bytes))
+            // The kept file's bytes themselves when they are in one (a Wayland reader's pipe gets them by splice).
+            return .value(PropertyValue(type: target, source: bytes.kept?.source ?? bytes))
         }
         var fetchedNow = data(for: plan.source)
         if fetchedNow == nil {

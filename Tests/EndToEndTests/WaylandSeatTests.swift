@@ -190,6 +190,24 @@ final class WaylandSeatTests: SeatTestCase {
         XCTAssertTrue(again.stdout == big, "exactly the bytes, from the file")
     }
 
+    /// A large xclip copy (by INCR, read into its history file as it comes) pastes byte-exact with wl-paste while
+    /// xclip holds it and once the daemon took it over from that file.
+    func testALargeXclipCopyReadIntoItsFilePastesWholeOnWaylandBeforeAndAfterItsOwnerExits() throws {
+        let big = (0..<(12 << 20) + 77).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ $0 >> 12) }
+        let file = desktop.home + "/big-from-x.bin"
+        try Data(big).write(to: URL(fileURLWithPath: file))
+        let owner = try startOwner("xclip", ["-quiet", "-i", "-selection", "clipboard", "-t", "application/octet-stream", file], input: [])
+        try waitUntil(30, "the copy is kept in the history") {
+            try pb("history", "list").text.split(separator: "\n").first?.contains("\t\(big.count) B\t") == true && status()["writes"] == "0"
+        }
+        let live = try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 30)
+        XCTAssertTrue(live.stdout == big, "exactly xclip's bytes (\(live.stdout.count))")
+        stop(owner)
+        try waitUntil(20, "the daemon took it over from its file") { try self.status()["file-bytes.CLIPBOARD"] == String(big.count) }
+        let kept = try wayland.run("wl-paste", ["--type", "application/octet-stream"], timeout: 30)
+        XCTAssertTrue(kept.stdout == big, "exactly the bytes, from the file (\(kept.stdout.count))")
+    }
+
     /// A Wayland copy is kept up to its cap (`maxTextBytes` for a type that is neither text nor a picture): one of
     /// exactly the cap outlives its client, whole; one byte more is left out, the log says so and why (never its
     /// content), and the seat is empty once its client is gone.
