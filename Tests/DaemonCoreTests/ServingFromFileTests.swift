@@ -211,6 +211,24 @@ final class ServingFromFileTests: XCTestCase {
         XCTAssertEqual(mismatches.withLock { $0 }, 0, "every thread got its own range's bytes")
     }
 
+    /// A fetch answered with bytes kept in a file is that file as a final source — never its bytes read into
+    /// memory — and a reader that needs the whole value (a peer) has it read from there; bytes in memory are given
+    /// as they are.
+    func testAFetchAnsweredFromAFileIsAFinalSourceReadWholeOnlyWhenAsked() throws {
+        let path = NSTemporaryDirectory() + "fetched-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(big).write(to: URL(fileURLWithPath: path))
+        let inFile = Representation(type: picture, source: ArchiveFileBytes(file: try OpenFile(readingAt: path), offset: 0, count: big.count))
+        guard case .arriving(let source) = FetchResult(inFile) else { return XCTFail("a source, not bytes") }
+        XCTAssertTrue(source.isFinal)
+        XCTAssertEqual(source.count, big.count)
+        XCTAssertTrue(source.kept?.source is ArchiveFileBytes, "the file's own bytes")
+        var whole: FetchResult?
+        FetchResult.arriving(source).whole { whole = $0 }
+        XCTAssertEqual(whole, .data(big), "read whole from the file when a reader needs it all")
+        XCTAssertEqual(FetchResult(Representation(type: .utf8String, data: small)), .data(small), "bytes in memory as they are")
+    }
+
     func testAnArchiveOpenedFromItsFileIsTheArchiveDecodedFromItsBytes() throws {
         let content = PasteboardContent(items: [
             try PasteboardItem([Representation(type: picture, data: big), Representation(type: .utf8PlainText, data: small)]),
