@@ -108,9 +108,9 @@ final class Snapshotter {
     var ownerTimeout: Duration
     private let property: Atom
     private var active: [Atom: Active] = [:]
-    /// The last reading plan made, for the names it was made for (`SnapshotPolicy.readingPlan` is a pure function
-    /// of them): a fetch for another display reads the same one target each time.
-    private var lastPlan: (names: [String], plan: SnapshotPlan)?
+    /// The last reading plan made: a fetch for another display reads the same one target each time, an owner copies
+    /// again with the same targets.
+    private var plans = ReadingPlanCache()
 
     init(x: any XDisplay, clock: any MonotonicClock, log: Logger, policy: SnapshotPolicy, ownerTimeout: Duration) {
         self.x = x
@@ -233,13 +233,7 @@ final class Snapshotter {
     private func plan(_ snapshot: Active, offered atoms: [Atom]) {
         let limit = SnapshotPolicy.maximumOfferedTargets
         let names = atoms.prefix(limit).compactMap { x.name(of: $0) }
-        let plan: SnapshotPlan
-        if let last = lastPlan, last.names == names {
-            plan = last.plan
-        } else {
-            plan = policy.readingPlan(offered: names)
-            lastPlan = (names, plan)
-        }
+        let plan = plans.plan(policy, offered: names)
         snapshot.queue = plan.groups
         snapshot.skipped += plan.skipped
         if atoms.count > limit {

@@ -56,6 +56,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private var takeovers: [PasteboardName: WaylandConnection.SourceID] = [:]
     /// What is read early and how much (the manager's policy).
     var policy: SnapshotPolicy
+    /// The last reading plan made (a copier copies again with the same types).
+    private var plans = ReadingPlanCache()
     /// True while recording is paused: nothing is read early or kept.
     var isPaused: () -> Bool = { false }
     /// Keeps a copy read whole: history and the kept clipboard (the first display's manager); with the archive file
@@ -383,7 +385,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         if secret {
             log.info("\(name) on \(self.name) holds secret content: not read, recorded or kept")
         } else if !isPaused() {
-            let plan = policy.readingPlan(offered: offered.map(\.rawValue))
+            let plan = plans.plan(policy, offered: offered.map(\.rawValue))
             snapshots[name] = Snapshot(serial: serial, offer: offer, groups: plan.groups)
             readNext(name)
         }

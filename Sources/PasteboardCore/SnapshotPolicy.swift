@@ -193,6 +193,22 @@ public struct SnapshotPolicy: Equatable, Sendable {
 }
 
 /// What a snapshot of one owner reads (`SnapshotPolicy.readingPlan(offered:)`).
+/// The last reading plan made, kept for the next copy (`SnapshotPolicy.readingPlan` is a pure function of the policy
+/// and the names offered): an application copies again with the same names, and its plan is not made again.
+public struct ReadingPlanCache: Sendable {
+    private var last: (policy: SnapshotPolicy, names: [String], plan: SnapshotPlan)?
+
+    public init() {}
+
+    /// `policy.readingPlan(offered: names)`, made only when the policy or the names differ from the last call's.
+    public mutating func plan(_ policy: SnapshotPolicy, offered names: [String]) -> SnapshotPlan {
+        if let last, last.policy == policy, last.names == names { return last.plan }
+        let plan = policy.readingPlan(offered: names)
+        last = (policy, names, plan)
+        return plan
+    }
+}
+
 public struct SnapshotPlan: Equatable, Sendable {
     /// Targets that carry the same data (the plain-text encodings, the RTF aliases, the picture formats),
     /// in the order they are tried: the first is read; the next only when the one before could not be kept

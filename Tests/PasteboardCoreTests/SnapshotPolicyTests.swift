@@ -42,4 +42,17 @@ final class SnapshotPolicyTests: XCTestCase {
             }
         }
     }
+
+    /// The cache gives what the policy would, whatever came before: the same names again, other names, another policy.
+    func testTheCachedPlanIsThePolicysOwn() {
+        var cache = ReadingPlanCache()
+        let strict = SnapshotPolicy(textCap: 16)
+        let sequence: [(SnapshotPolicy, [String])] = [
+            (policy, ["UTF8_STRING", "text/html", "TARGETS"]), (policy, ["UTF8_STRING", "text/html", "TARGETS"]),
+            (policy, ["image/png", "image/jpeg"]), (strict, ["image/png", "image/jpeg"]), (policy, ["UTF8_STRING", "text/html", "TARGETS"]),
+        ]
+        for (policy, names) in sequence {
+            XCTAssertEqual(cache.plan(policy, offered: names), policy.readingPlan(offered: names), "\(names)")
+        }
+    }
 }
