@@ -33,7 +33,7 @@ RELEASE_DIR = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 
 # Packages: building needs the X headers, libwayland-client's (the Wayland door) and the image libraries' headers (libspng, zlib and libdeflate,
 # TurboJPEG, libwebp, libtiff, giflib: the types of the functions CImageShims opens on first use); tests and benchmarks need a server and real peers (PIL decodes what the daemon serves).
-BUILD_PACKAGES := libx11-dev libxfixes-dev libxres-dev libwayland-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
+BUILD_PACKAGES := libx11-dev libx11-xcb-dev libxfixes-dev libxres-dev libwayland-dev pkg-config libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libtiff-dev libgif-dev
 RUN_PACKAGES := xvfb
 # desktop-file-utils checks the autostart entry (InstallTests: 1 package, 91 kB); lintian checks the .deb
 # (InstallTests: 129 packages, mostly Perl's, 35 s to fetch and install); python3-pil decodes the
@@ -250,7 +250,7 @@ uninstall:
 # gzipped, DEBIAN/md5sums for debsums, the copyright file
 # (debian/copyright, machine-readable) and the changelog made from CHANGELOG.md (debian/make-changelog).
 # DEBIAN/control comes from debian/control through dpkg-gencontrol: Depends is ${shlibs:Depends}, which
-# dpkg-shlibdeps computes from what the programs link (libX11, libXfixes, libgcc_s for the static Swift runtime,
+# dpkg-shlibdeps computes from what the programs link (libX11, libX11-xcb, libxcb, libXfixes, libgcc_s for the static Swift runtime,
 # libm, libc; libstdc++ is linked in statically) and procps; the image libraries, opened on first use by
 # SONAME, are Recommends, ${shlibs:Recommends} from a probe linked against the functions used (debian/control
 # says why). xz for the members: lintian and older dpkg reject zstd.

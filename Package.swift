@@ -19,8 +19,8 @@ let package = Package(
         /// Xlib and XFixes as a system library (pkg-config x11 xfixes).
         .systemLibrary(
             name: "CX11",
-            pkgConfig: "x11 xfixes",
-            providers: [.apt(["libx11-dev", "libxfixes-dev"])]
+            pkgConfig: "x11 xfixes x11-xcb xcb",
+            providers: [.apt(["libx11-dev", "libxfixes-dev", "libx11-xcb-dev", "libxcb1-dev"])]
         ),
         /// What Swift cannot import from Xlib: error handlers, XEvent casts, macros. Every symbol is prefixed `pbx_`.
         .target(name: "CX11Shims", dependencies: ["CX11"]),

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "CX11Shims.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include <X11/Xlib-xcb.h>
+#include <xcb/xcb.h>
 
 #define PBX_ERROR_RING 1024
 #define PBX_MAX_CONNECTIONS 64
@@ -16,6 +20,8 @@ typedef struct {
     int ring_count;
     unsigned long dropped;
     int lost;
+    /// The serial of the last request sent through the connection's XCB side (`pbx_get_property`), 0 before one.
+    unsigned long xcb_last;
 } pbx_connection_state;
 
 static pbx_connection_state states[PBX_MAX_CONNECTIONS];
@@ -95,7 +101,11 @@ int pbx_connection_lost(Display *display) { return state_of(display)->lost; }
 
 int pbx_connection_number(Display *display) { return ConnectionNumber(display); }
 Window pbx_default_root_window(Display *display) { return DefaultRootWindow(display); }
-unsigned long pbx_next_request(Display *display) { return NextRequest(display); }
+unsigned long pbx_next_request(Display *display) {
+    // Xlib's own count catches up with requests sent through XCB only at its next request.
+    unsigned long xlib = NextRequest(display), xcb = state_of(display)->xcb_last + 1;
+    return xcb > xlib ? xcb : xlib;
+}
 unsigned long pbx_last_known_request_processed(Display *display) { return LastKnownRequestProcessed(display); }
 
 XFixesSelectionNotifyEvent pbx_xfixes_selection_event(const XEvent *event) {
@@ -130,6 +140,52 @@ Status pbx_send_client_message(Display *display, Window destination, long event_
     for (int i = 0; i < 5; i++) event.xclient.data.l[i] = data[i];
     return XSendEvent(display, destination, False, event_mask, &event);
 }
+
+int pbx_get_property(Display *display, Window window, Atom property, long long_offset, long long_length, int delete_,
+                     pbx_property *out) {
+    memset(out, 0, sizeof *out);
+    xcb_connection_t *connection = XGetXCBConnection(display);
+    if (state_of(display)->lost || xcb_connection_has_error(connection)) return -1;
+    // The serial an error names is widened from the cookie's 32 bits, counting on from the next serial.
+    unsigned long next = pbx_next_request(display);
+    xcb_get_property_cookie_t cookie = xcb_get_property(connection, delete_ ? 1 : 0, (xcb_window_t)window,
+                                                        (xcb_atom_t)property, XCB_GET_PROPERTY_TYPE_ANY,
+                                                        (uint32_t)long_offset, (uint32_t)long_length);
+    unsigned long serial = next + (uint32_t)(cookie.sequence - (uint32_t)next);
+    state_of(display)->xcb_last = serial;
+    xcb_generic_error_t *error = NULL;
+    xcb_get_property_reply_t *reply = xcb_get_property_reply(connection, cookie, &error);
+    if (error) {
+        XErrorEvent event = {
+            .type = 0,
+            .display = display,
+            .resourceid = error->resource_id,
+            .serial = serial,
+            .error_code = error->error_code,
+            .request_code = error->major_code,
+            .minor_code = error->minor_code,
+        };
+        int code = error->error_code;
+        free(error);
+        free(reply);
+        record_error(display, &event);
+        return code;
+    }
+    if (!reply) {
+        // The connection broke while waiting: Xlib's own next call sees it and calls the IO error handler.
+        state_of(display)->lost = 1;
+        return -1;
+    }
+    out->reply = reply;
+    out->type = reply->type;
+    out->format = reply->format;
+    out->item_count = reply->value_len;
+    out->bytes_after = reply->bytes_after;
+    out->data = xcb_get_property_value(reply);
+    return 0;
+}
+
+void pbx_free_property(void *reply) { free(reply); }
 
 // MARK: X-Resource client ids, through libXRes opened on first use
 

@@ -328,42 +328,35 @@ public final class XConnection: XDisplay {
         }
     }
 
-    /// `getProperty` with format-8 data handed to `body` in Xlib's own reply buffer, freed after the call.
-    /// The corresponding Xlib function is XGetWindowProperty.
+    /// `getProperty` with format-8 data handed to `body` in the server's reply itself (the connection's XCB
+    /// side: one copy less than XGetWindowProperty, which copies the value out of the reply), freed after the
+    /// call. A failed read (an X error, recorded as any other; a lost connection) is a read of no property.
+    /// The corresponding Xlib function is XGetWindowProperty; the request is made by `pbx_get_property`.
     public func withProperty<Result>(_ window: WindowID, _ property: Atom, offset: Int, delete: Bool, maximumBytes: Int,
                                      _ body: (PropertyRead, UnsafeRawBufferPointer) -> Result) -> Result {
-        var actualType: CX11.Atom = 0
-        var actualFormat: Int32 = 0
-        var itemCount: UInt = 0
-        var bytesAfter: UInt = 0
-        var data: UnsafeMutablePointer<UInt8>? = nil
-        let longLength = (maximumBytes + 3) / 4
-        let status = XGetWindowProperty(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue),
-                                        offset / 4, longLength, delete ? 1 : 0, CX11.Atom(0) /* AnyPropertyType */,
-                                        &actualType, &actualFormat, &itemCount, &bytesAfter, &data)
-        defer { if let data { XFree(data) } }
+        var reply = pbx_property()
+        let status = pbx_get_property(display, CX11.Window(window.rawValue), CX11.Atom(property.rawValue), offset / 4,
+                                      (maximumBytes + 3) / 4, delete ? 1 : 0, &reply)
+        defer { pbx_free_property(reply.reply) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)
-        guard status == 0 /* Success */, actualType != 0 else {
+        guard status == 0, reply.type != 0 else {
             return body(PropertyRead(value: nil, bytesAfter: 0), none)
         }
-        let type = Atom(UInt32(truncatingIfNeeded: actualType))
-        let count = Int(itemCount)
-        let read = { (items: PropertyValue.Items) in PropertyRead(value: PropertyValue(type: type, items: items), bytesAfter: Int(bytesAfter)) }
-        switch actualFormat {
+        let type = Atom(UInt32(truncatingIfNeeded: reply.type))
+        let count = Int(reply.item_count)
+        let read = { (items: PropertyValue.Items) in PropertyRead(value: PropertyValue(type: type, items: items), bytesAfter: Int(reply.bytes_after)) }
+        guard let data = reply.data, count > 0 else {
+            return body(read(reply.format == 16 ? .shorts([]) : reply.format == 32 ? .longs([]) : .bytes([])), none)
+        }
+        switch reply.format {
         case 8:
-            return body(read(.bytes([])), data.map { UnsafeRawBufferPointer(start: $0, count: count) } ?? none)
+            return body(read(.bytes([])), UnsafeRawBufferPointer(start: data, count: count))
         case 16:
-            return body(read(.shorts(data.map { raw in
-                raw.withMemoryRebound(to: CShort.self, capacity: count) { p in
-                    (0..<count).map { UInt16(bitPattern: p[$0]) }
-                }
-            } ?? [])), none)
+            let items = UnsafeRawBufferPointer(start: data, count: count * 2)
+            return body(read(.shorts((0..<count).map { items.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self) })), none)
         default:
-            return body(read(.longs(data.map { raw in
-                raw.withMemoryRebound(to: CLong.self, capacity: count) { p in
-                    (0..<count).map { UInt32(truncatingIfNeeded: p[$0]) }
-                }
-            } ?? [])), none)
+            let items = UnsafeRawBufferPointer(start: data, count: count * 4)
+            return body(read(.longs((0..<count).map { items.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) })), none)
         }
     }
 

@@ -266,7 +266,7 @@ final class InstallTests: XCTestCase {
         XCTAssertTrue(changelog.text.hasPrefix("pasteboard (\(version)) unstable; urgency=medium\n"), changelog.text + changelog.stderr)
 
         // Control: name, version, Depends naming exactly the packages of the libraries the programs link
-        // (readelf's NEEDED entries, found with dpkg -S): libX11, libXfixes, and for the static Swift runtime
+        // (readelf's NEEDED entries, found with dpkg -S): libX11, libX11-xcb, libxcb, libXfixes, and for the static Swift runtime
         // libgcc_s, libm and libc (libstdc++ is linked in statically: link/libstdc++.so), and procps for the
         // kill(1) of the unit's ExecReload; Recommends naming the
         // packages of the image libraries the programs open on first use (the SONAMEs in CImageShims).
@@ -290,7 +290,10 @@ final class InstallTests: XCTestCase {
             }
         }
         // libwayland-client0: pasteboardd serves a Wayland seat too (the Wayland door; 60 kB, in every Wayland desktop).
-        XCTAssertEqual(linked, ["libc6", "libgcc-s1", "libx11-6", "libxfixes3", "libwayland-client0"], "the programs link only these")
+        // libxcb1 and libx11-xcb1: INCR chunks are read through the connection's XCB side (pbx_get_property; libX11
+        // itself depends on libxcb1, and libx11-xcb1 is 16 kB).
+        XCTAssertEqual(linked, ["libc6", "libgcc-s1", "libx11-6", "libx11-xcb1", "libxcb1", "libxfixes3", "libwayland-client0"],
+                       "the programs link only these")
         XCTAssertEqual(depends, linked.union(["procps"]),
                        "Depends = the packages of the libraries pasteboardd and pb link (dpkg-shlibdeps), and kill(1)'s for ExecReload")
         let unit = try String(contentsOfFile: Self.root + "/systemd/pasteboardd.service", encoding: .utf8)

@@ -47,6 +47,49 @@ final class XConnectionTests: XCTestCase {
         XCTAssertEqual(watcher.eventsWaiting(), 0)
     }
 
+    /// Properties read through the connection's XCB side (`withProperty`, the bytes in the reply itself): every
+    /// format as XGetWindowProperty gave it, from an offset, deleted only by a read that reaches the end; a missing
+    /// property is no value; a read of a window that is gone records the X error under the serial the read had
+    /// (what the daemon's serial labels match), and Xlib's requests after it are numbered on from there.
+    func testPropertiesReadThroughXCBGiveEveryFormatAndErrorsTheirSerial() throws {
+        let x = try XConnection(displayName: xvfb.display)
+        let window = x.createWindow(eventMask: [])
+        let bytes = x.intern("PB_TEST_BYTES"), shorts = x.intern("PB_TEST_SHORTS"), longs = x.intern("PB_TEST_LONGS")
+        let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        x.changeProperty(window, bytes, PropertyValue(type: x.atoms.utf8String, bytes: payload))
+        x.changeProperty(window, shorts, PropertyValue(type: x.atoms.cardinal, items: .shorts([1, 0xFFFF, 513])))
+        x.changeProperty(window, longs, PropertyValue(type: x.atoms.atom, longs: [0xFFFF_FFFF, 2, 0x8000_0000]))
+
+        // 8 bits, in two pieces: the first leaves the property (not at its end), the second reads on and deletes it.
+        let first = x.withProperty(window, bytes, offset: 0, delete: true, maximumBytes: 200_000) { read, data in (read, Array(data)) }
+        XCTAssertEqual(first.0.value?.type, x.atoms.utf8String)
+        XCTAssertEqual(first.0.bytesAfter, 100_000)
+        XCTAssertEqual(first.1, Array(payload[0..<200_000]))
+        let rest = x.withProperty(window, bytes, offset: 200_000, delete: true, maximumBytes: 200_000) { read, data in (read, Array(data)) }
+        XCTAssertEqual(rest.0.bytesAfter, 0)
+        XCTAssertEqual(rest.1, Array(payload[200_000...]))
+        XCTAssertNil(x.getProperty(window, bytes, offset: 0, delete: false, maximumBytes: 16).value, "deleted by the read that reached its end")
+
+        XCTAssertEqual(x.getProperty(window, shorts, offset: 0, delete: false, maximumBytes: 64).value?.items, .shorts([1, 0xFFFF, 513]))
+        XCTAssertEqual(x.getProperty(window, longs, offset: 4, delete: false, maximumBytes: 64).value,
+                       PropertyValue(type: x.atoms.atom, longs: [2, 0x8000_0000]), "32-bit items from the second on, unsigned")
+        XCTAssertNil(x.getProperty(window, x.intern("PB_TEST_NEVER_SET"), offset: 0, delete: false, maximumBytes: 64).value)
+        XCTAssertEqual(x.takeErrors(), [])
+
+        x.destroyWindow(window)
+        let serial = x.nextRequestSerial
+        XCTAssertNil(x.getProperty(window, longs, offset: 0, delete: false, maximumBytes: 64).value, "the window is gone")
+        XCTAssertNil(x.getProperty(window, longs, offset: 0, delete: false, maximumBytes: 64).value)
+        XCTAssertEqual(x.nextRequestSerial, serial + 2, "the two reads through XCB are counted")
+        x.changeProperty(window, longs, PropertyValue(type: x.atoms.cardinal, longs: [1]))   // Xlib's own request, failing too
+        x.sync()
+        let errors = x.takeErrors()
+        XCTAssertEqual(errors.map(\.serial), [serial, serial + 1, serial + 2])
+        XCTAssertEqual(errors.map(\.errorCode), [3, 3, 3], "BadWindow")
+        XCTAssertEqual(errors.map(\.requestCode), [20, 20, 18], "GetProperty, GetProperty, ChangeProperty")
+        XCTAssertEqual(errors.first?.resourceID, window.rawValue)
+    }
+
     private func socketReadable(_ connection: XConnection, waitingMilliseconds: Int) throws -> Bool {
         let ready = try Poller.wait([PollRequest(FileDescriptor(rawValue: connection.fileDescriptor), .readable)],
                                     timeoutMilliseconds: waitingMilliseconds)

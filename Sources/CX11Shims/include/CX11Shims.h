@@ -38,6 +38,8 @@ unsigned long pbx_dropped_error_count(Display *display);
 int pbx_connection_lost(Display *display);
 
 /// Why C: ConnectionNumber, DefaultRootWindow, NextRequest and LastKnownRequestProcessed are macros.
+/// `pbx_next_request` counts the requests sent through the connection's XCB side too (`pbx_get_property`), which
+/// Xlib's NextRequest learns of only at its own next request.
 int pbx_connection_number(Display *display);
 Window pbx_default_root_window(Display *display);
 unsigned long pbx_next_request(Display *display);
@@ -54,6 +56,30 @@ Status pbx_send_selection_notify(Display *display, Window requestor, Atom select
 /// Why C: a ClientMessage with 32-bit data is a union write too (used for the MANAGER announcement).
 Status pbx_send_client_message(Display *display, Window destination, long event_mask, Window window,
                                Atom message_type, const long data[5]);
+
+/// A property as the server sent it (GetProperty): the reply itself, which `data` points into.
+typedef struct {
+    Atom type;                  ///< None when the property does not exist
+    int format;                 ///< 8, 16 or 32 (0 when it does not exist)
+    unsigned long item_count;   ///< items of `format` bits in `data`
+    unsigned long bytes_after;  ///< bytes past those returned
+    const void *data;           ///< the items, inside `reply`
+    void *reply;                ///< freed by `pbx_free_property`
+} pbx_property;
+
+/// Reads up to `long_length` 32-bit units of `property` on `window` from unit `long_offset` on, deleting it when
+/// `delete_` and the read reached its end, as XGetWindowProperty does (any type; a round trip), into `out`, whose
+/// `reply` the caller frees with `pbx_free_property` (also after a failure: it is then NULL). Returns 0 (Success),
+/// or the X error's code, recorded like any other error of `display` (`pbx_take_errors`), or -1 when the
+/// connection is lost.
+/// Why C: it goes through the connection's XCB side (XGetXCBConnection, xcb_get_property), which hands back the
+/// reply buffer itself; XGetWindowProperty copies the value out of that buffer into one of its own, a second copy
+/// of every INCR chunk the daemon reads.
+int pbx_get_property(Display *display, Window window, Atom property, long long_offset, long long_length, int delete_,
+                     pbx_property *out);
+
+/// Frees what `pbx_get_property` returned (NULL is ignored).
+void pbx_free_property(void *reply);
 
 /// Why C: the X-Resource extension's client ids (libXRes) are asked for through dlopen on first use, so neither
 /// pb nor the daemon loads libXRes at start (the loader's time at every pb run) and a system without it still
