@@ -421,15 +421,31 @@ public final class Daemon {
     /// Handles the X events each display has sent. Xlib may already hold events read during round trips. At
     /// most a batch per call and display, so that a flood of X requests (100 busy requestors) cannot starve
     /// the control socket and signals.
+    /// Handles the displays' events in turn, one event of each display with events at a time, up to
+    /// `eventsPerTurn` of each: a display whose events keep coming (an owner streaming a large copy in, each chunk
+    /// read bringing the next chunk's event) never holds up another's — a reader there waiting for those chunks
+    /// relayed, whose deletes are what lets the next one go. With several displays, each round after the first
+    /// looks at their sockets without blocking, since a display found drained is asked again only once its socket
+    /// is seen readable (`XConnection.eventsWaiting`), which the loop's poll would see only after the batch.
     private func handleXEvents() {
-        for side in engine.sides {
-            var handled = 0
-            while handled < Self.eventsPerTurn, side.x.eventsWaiting() > 0 {
+        let sides = engine.sides
+        for round in 0..<Self.eventsPerTurn {
+            if round > 0, sides.count > 1 { lookAtSockets(of: sides) }
+            var handled = false
+            for side in sides where side.x.eventsWaiting() > 0 {
                 side.handle(side.x.nextEvent())
-                handled += 1
+                handled = true
             }
-            side.handle(errors: side.x.takeErrors())
+            if !handled { break }
         }
+        for side in sides { side.handle(errors: side.x.takeErrors()) }
+    }
+
+    /// Tells each display whose socket has bytes to read now that it has (`socketIsReadable`): one poll, not waiting.
+    private func lookAtSockets(of sides: [XDisplayEndpoint]) {
+        let requests = sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
+        guard let ready = try? Poller.wait(requests, timeoutMilliseconds: 0) else { return }
+        for (side, events) in zip(sides, ready) where !events.isEmpty { side.x.socketIsReadable() }
     }
 
     /// Serves requests that clients sent while an earlier one was being answered, now that it is.
