@@ -16,7 +16,7 @@ let package = Package(
     targets: [
         // MARK: - Doors (the only places that touch C)
 
-        /// Xlib and XFixes as a system library (pkg-config x11 xfixes).
+        /// Xlib (with its XCB side: property reads) and XFixes as a system library (pkg-config x11 xfixes x11-xcb xcb).
         .systemLibrary(
             name: "CX11",
             pkgConfig: "x11 xfixes x11-xcb xcb",

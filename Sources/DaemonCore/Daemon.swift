@@ -366,7 +366,7 @@ public final class Daemon {
             // XPending also sends what timers queued (a takeover). With X events still waiting, or clients
             // answered with requests waiting behind the answer, look at the sockets without blocking and
             // come back to them at once.
-            let displayPolls = engine.sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
+            let displayPolls = Self.pollRequests(of: engine.sides)
             let xBusy = engine.sides.contains { $0.x.eventsWaiting() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
             let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
@@ -382,7 +382,7 @@ public final class Daemon {
                 log.error("poll failed: \(error)")
                 return 1
             }
-            for (side, events) in zip(engine.sides, ready[fixed.count...]) where !events.isEmpty { side.x.socketIsReadable() }
+            Self.noteReadable(engine.sides, ready[fixed.count...])
             if !ready[0].isEmpty { handleSignals() }
             if !ready[1].isEmpty { engine.conversionsFinished() }
             if !ready[2].isEmpty || engine.writesDescriptor == nil { engine.writesFinished() }
@@ -418,33 +418,38 @@ public final class Daemon {
         return 0
     }
 
-    /// Handles the X events each display has sent. Xlib may already hold events read during round trips. At
-    /// most a batch per call and display, so that a flood of X requests (100 busy requestors) cannot starve
-    /// the control socket and signals.
-    /// Handles the displays' events in turn, one event of each display with events at a time, up to
-    /// `eventsPerTurn` of each: a display whose events keep coming (an owner streaming a large copy in, each chunk
-    /// read bringing the next chunk's event) never holds up another's — a reader there waiting for those chunks
-    /// relayed, whose deletes are what lets the next one go. With several displays, each round after the first
-    /// looks at their sockets without blocking, since a display found drained is asked again only once its socket
-    /// is seen readable (`XConnection.eventsWaiting`), which the loop's poll would see only after the batch.
+    /// Handles the X events the displays have sent (Xlib may already hold events read during round trips), in
+    /// turn: one event of each display with events at a time, at most `eventsPerTurn` of each per call, so that a
+    /// flood of X requests (100 busy requestors) cannot starve the control socket and signals, and a display whose
+    /// events keep coming (an owner streaming a large copy in, each chunk read bringing the next chunk's event)
+    /// never holds up another's — a reader there waiting for those chunks relayed, whose deletes are what lets the
+    /// next one go. A display found drained is asked again only once its socket is seen readable
+    /// (`XConnection.eventsWaiting`), which the loop's poll would see only after the batch: so when a round found
+    /// one drained while another had events, their sockets are looked at (one poll, not waiting) before the next.
     private func handleXEvents() {
         let sides = engine.sides
-        for round in 0..<Self.eventsPerTurn {
-            if round > 0, sides.count > 1 { lookAtSockets(of: sides) }
-            var handled = false
-            for side in sides where side.x.eventsWaiting() > 0 {
+        for _ in 0..<Self.eventsPerTurn {
+            var handled = false, drained = false
+            for side in sides {
+                guard side.x.eventsWaiting() > 0 else { drained = true; continue }
                 side.handle(side.x.nextEvent())
                 handled = true
             }
-            if !handled { break }
+            guard handled else { break }
+            if drained, let ready = try? Poller.wait(Self.pollRequests(of: sides), timeoutMilliseconds: 0) {
+                Self.noteReadable(sides, ready[...])
+            }
         }
         for side in sides { side.handle(errors: side.x.takeErrors()) }
     }
 
-    /// Tells each display whose socket has bytes to read now that it has (`socketIsReadable`): one poll, not waiting.
-    private func lookAtSockets(of sides: [XDisplayEndpoint]) {
-        let requests = sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
-        guard let ready = try? Poller.wait(requests, timeoutMilliseconds: 0) else { return }
+    /// One poll request (readable) per display's connection, in the order of `sides`.
+    private static func pollRequests(of sides: [XDisplayEndpoint]) -> [PollRequest] {
+        sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
+    }
+
+    /// Tells each display whose poll (`pollRequests`'s, in `ready`) found bytes to read that its socket is readable.
+    private static func noteReadable(_ sides: [XDisplayEndpoint], _ ready: ArraySlice<PollEvents>) {
         for (side, events) in zip(sides, ready) where !events.isEmpty { side.x.socketIsReadable() }
     }
 

@@ -5,9 +5,10 @@ import XClient
 import XCTest
 import XTypes
 
-/// `XConnection.eventsWaiting()` against a real X server: it skips asking Xlib only while no event can be there,
+/// `XConnection` against a real X server: `eventsWaiting()` skips asking Xlib only while no event can be there,
 /// so an event is never left unhandled — neither one in the socket once the poll says so, nor one a round trip
-/// read into Xlib's queue while the socket stayed quiet (the case a poll alone would miss).
+/// read into Xlib's queue while the socket stayed quiet (the case a poll alone would miss); properties read
+/// through the connection's XCB side.
 final class XConnectionTests: XCTestCase {
     private var xvfb: Xvfb!
 
