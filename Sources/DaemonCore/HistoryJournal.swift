@@ -21,6 +21,11 @@ enum HistoryJournal {
     /// The most bytes of a frame's payload read back: far above any frame the daemon writes (an inline archive is at
     /// most `HistoryStore.inlineBytes`; a whole file's first frame lists every entry).
     static let maximumPayload = 1 << 30
+    /// The highest id an entry may have: the daemon gives them one after another from 1, so far above any it gives
+    /// (one a millisecond for a hundred million years). A frame naming a higher one (or entry 0) is not the daemon's
+    /// — a frame found inside another's bytes after damage, a hand-made file — and is read as damage: taken, its ids
+    /// would overflow the next id.
+    static let maximumID: UInt64 = 1 << 62
 
     enum Record: Equatable {
         /// The id the next entry takes is at least this.
@@ -152,9 +157,9 @@ enum HistoryJournal {
         while reader.remaining > 0 {
             switch try reader.u8("record") {
             case 1:
-                records.append(.next(try reader.u64("next")))
+                records.append(.next(try id(&reader, "next", upTo: maximumID + 1)))
             case 2:
-                let id = try reader.u64("id")
+                let id = try id(&reader, "id")
                 let time = try reader.i64("time")
                 guard let pasteboard = PasteboardName.named(try reader.string("pasteboard", maximum: 4096)) else {
                     throw ControlProtocolError.invalidValue(field: "pasteboard", reason: "not a pasteboard name")
@@ -179,14 +184,23 @@ enum HistoryJournal {
                 records.append(.entry(HistoryStore.Entry(id: id, time: time, pasteboard: pasteboard, types: types, size: size,
                                                          preview: preview, digest: digest, source: source), archive: archive))
             case 3:
-                records.append(.drop(try reader.u64("drop")))
+                records.append(.drop(try id(&reader, "drop")))
             case 4:
-                let id = try reader.u64("kept")
+                let id = try id(&reader, "kept", from: 0)
                 records.append(.kept(id == 0 ? nil : id))
             default:
                 throw ControlProtocolError.invalidValue(field: "record", reason: "unknown kind")
             }
         }
         return (records, archives)
+    }
+
+    /// An id field: within `range`, else the frame is not the daemon's.
+    private static func id(_ reader: inout WireReader, _ field: String, from lowest: UInt64 = 1, upTo highest: UInt64 = maximumID) throws -> UInt64 {
+        let id = try reader.u64(field)
+        guard id >= lowest && id <= highest else {
+            throw ControlProtocolError.invalidValue(field: field, reason: "an id no daemon gives")
+        }
+        return id
     }
 }

@@ -271,13 +271,19 @@ final class HistoryStore {
     /// written out.
     private func trim(into records: inout [HistoryJournal.Record], superseded: Bool = false) -> [String] {
         var removals: [String] = []
-        for entry in entries where Int(entry.size) > maximumBytes { removals += remove(entry, into: &records, superseded: superseded) }
-        entries.removeAll { Int($0.size) > maximumBytes }
-        var total = entries.reduce(0) { $0 + Int($1.size) }
-        while entries.count > maximumEntries || (total > maximumBytes && !entries.isEmpty) {
-            let oldest = entries.removeLast()
-            total -= Int(oldest.size)
-            removals += remove(oldest, into: &records, superseded: superseded)
+        for entry in entries where Int(clamping: entry.size) > maximumBytes { removals += remove(entry, into: &records, superseded: superseded) }
+        entries.removeAll { Int(clamping: $0.size) > maximumBytes }
+        // The newest that fit, counted from the front so the total never passes the budget (whatever a journal's
+        // sizes add up to); the rest leave oldest first.
+        var total = 0, kept = 0
+        while kept < min(entries.count, maximumEntries) {
+            let size = Int(clamping: entries[kept].size)
+            guard size <= maximumBytes - total else { break }
+            total += size
+            kept += 1
+        }
+        while entries.count > kept {
+            removals += remove(entries.removeLast(), into: &records, superseded: superseded)
         }
         return removals
     }
@@ -460,8 +466,13 @@ final class HistoryStore {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
         for line in lines {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if f.count == 2, f[0] == "next", let n = UInt64(f[1]) { nextID = max(nextID, n); continue }
-            guard f.count == 7 || f.count == 9, let id = UInt64(f[0]), let time = Int64(f[1]), let name = PasteboardName.named(f[2]),
+            // Ids past the journal's highest are not an older daemon's either (and would overflow the next id).
+            if f.count == 2, f[0] == "next", let n = UInt64(f[1]) {
+                if n <= HistoryJournal.maximumID + 1 { nextID = max(nextID, n) }
+                continue
+            }
+            guard f.count == 7 || f.count == 9, let id = UInt64(f[0]), id >= 1 && id <= HistoryJournal.maximumID,
+                  let time = Int64(f[1]), let name = PasteboardName.named(f[2]),
                   let size = UInt64(f[3]), let digest = UInt64(f[4]) else { continue }
             let entry = Entry(id: id, time: time, pasteboard: name, types: f[5].split(separator: " ").map { Self.unescaped(String($0)) },
                               size: size, preview: f[6], digest: digest,

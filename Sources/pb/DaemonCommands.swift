@@ -320,6 +320,9 @@ extension Runner {
 
     /// "YYYY-MM-DD HH:MM:SS" in UTC, from seconds since 1970 (civil-from-days, no Foundation).
     static func utcTime(_ seconds: Int64) -> String {
+        // Within ±2^40 s (about 35,000 years): a time no clock gives (a hand-made history) prints as a far date,
+        // never overflows the sums below.
+        let seconds = min(max(seconds, -(1 << 40)), 1 << 40)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondsOfDay = seconds - days * 86_400
         let z = days + 719_468

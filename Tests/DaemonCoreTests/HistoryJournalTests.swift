@@ -203,6 +203,67 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertEqual(again.keptID, again.entries[1].id, "the last copy that was kept")
     }
 
+    /// Ids are the daemon's own, one after another from 1; a journal whose frames hold but name ids no daemon gave
+    /// (a frame found inside another's bytes after damage, a hand-made file) must not stop it: those records are
+    /// skipped, the others read, and the next copy gets an id after the last sane one.
+    func testRecordsNamingIdsNoDaemonGivesAreSkippedAndTheHistoryGoesOn() throws {
+        let archive = ContentArchive(pasteboard: .general, changeCount: 1, time: 1_700_000_000, content: try text("sane"))
+        var sane = entry(7, "sane")
+        sane.digest = HistoryStore.digest(of: try text("sane"))
+        var insaneEntry = sane
+        insaneEntry.id = .max
+        var other = sane
+        other.id = .max - 1
+        for insane: [HistoryJournal.Record] in [[.next(.max)], [.entry(insaneEntry, archive: archive.encode())],
+                                                [.next(.max - 1), .entry(other, archive: archive.encode()), .kept(.max - 1)]] {
+            try? FileSystem.removeFile(directory + "/journal")
+            let bytes = HistoryJournal.frame([.entry(sane, archive: archive.encode())]).bytes + HistoryJournal.frame(insane).bytes
+            try AtomicFile.write(bytes, to: directory + "/journal")
+            let writer = BackgroundWriter()
+            let history = store(writer: writer)
+            XCTAssertEqual(history.entries.map(\.id), [7], "\(insane)")
+            XCTAssertNil(history.keptID)
+            history.add(try text("next"), pasteboard: .general, time: 2)
+            XCTAssertEqual(history.entries.map(\.id), [8, 7])
+            writer.drain()
+            XCTAssertEqual(texts(store()), ["next", "sane"])
+        }
+        // An older version's index likewise.
+        try? FileSystem.removeFile(directory + "/journal")
+        try AtomicFile.write(archive.encode(), to: directory + "/7.archive")
+        try AtomicFile.write(archive.encode(), to: directory + "/18446744073709551615.archive")
+        let index = "next\t18446744073709551615\n7\t1700000000\tCLIPBOARD\t4\t\(sane.digest)\tUTF8_STRING\tsane\n"
+            + "18446744073709551615\t1700000001\tCLIPBOARD\t4\t\(sane.digest)\tUTF8_STRING\tsane\n"
+        try AtomicFile.write(Array(index.utf8), to: directory + "/index")
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        XCTAssertEqual(history.entries.map(\.id), [7])
+        history.add(try text("after the index"), pasteboard: .general, time: 2)
+        XCTAssertEqual(history.entries.map(\.id), [8, 7])
+        writer.drain()
+        XCTAssertEqual(texts(store()), ["after the index", "sane"])
+    }
+
+    /// Sizes are what each entry's record says: larger than the budget, or adding up past what an Int holds, they
+    /// are weighed without overflowing, the entries that fit kept newest first.
+    func testSizesNoCopyHasAreWeighedWithoutOverflowing() throws {
+        let archive = ContentArchive(pasteboard: .general, changeCount: 1, time: 1_700_000_000, content: try text("sane"))
+        var records: [HistoryJournal.Record] = []
+        for (id, size) in [(1, UInt64.max), (2, UInt64(Int.max / 2 + 1)), (3, UInt64(Int.max / 2 + 1)), (4, 4)] as [(UInt64, UInt64)] {
+            var each = entry(id, "sane")
+            each.size = size
+            each.digest = HistoryStore.digest(of: try text("sane"))
+            records.append(.entry(each, archive: archive.encode()))
+        }
+        try AtomicFile.write(HistoryJournal.frame(records).bytes, to: directory + "/journal")
+        let writer = BackgroundWriter()
+        let everything = HistoryStore(directory: directory, keptArchive: keptPath, maximumEntries: 100, maximumBytes: .max,
+                                      deduplicate: true, writer: writer)
+        XCTAssertEqual(everything.entries.map(\.id), [4, 3], "the newest that fit in Int.max bytes; the one past any Int gone")
+        writer.drain()
+        XCTAssertEqual(store().entries.map(\.id), [4], "within 1 GiB")
+    }
+
     func testAnOlderVersionsIndexIsReadAndTakenOverByTheJournal() throws {
         let archive = ContentArchive(pasteboard: .general, changeCount: 4, time: 1_700_000_000, content: try text("from before"))
         try AtomicFile.write(archive.encode(), to: directory + "/3.archive")
