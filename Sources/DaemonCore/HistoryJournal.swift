@@ -165,6 +165,7 @@ enum HistoryJournal {
                     throw ControlProtocolError.invalidValue(field: "pasteboard", reason: "not a pasteboard name")
                 }
                 let size = try reader.u64("size")
+                guard size <= UInt64(Int.max) else { throw ControlProtocolError.invalidValue(field: "size", reason: "more bytes than any copy has") }
                 let digest = try reader.u64("digest")
                 let types = try reader.array("types", maximum: 1 << 16, minimumElementSize: 4) { reader, _ in try reader.string("type", maximum: 1 << 16) }
                 let preview = try reader.string("preview", maximum: 1 << 16)

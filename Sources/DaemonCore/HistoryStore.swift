@@ -257,6 +257,10 @@ final class HistoryStore {
             keptID = nil
             keptFileMayExist = true
             records.append(.kept(nil))
+        } else if keptID == entry.id {
+            // Kept as a file entry (only a hand-made journal says so) or unreadable: the kept id goes with it.
+            keptID = nil
+            records.append(.kept(nil))
         }
         records.append(.drop(entry.id))
         recordBytes[entry.id] = nil
@@ -421,9 +425,11 @@ final class HistoryStore {
                 try? FileSystem.removeFile(directory + "/" + name, ignoreMissing: true)
             }
         }
+        let renumbered = renumberHighIDs(fresh: &read)
+        if renumbered != nil { rewrite = true }
         // Limits lowered since the last run hold from the start.
         var records: [HistoryJournal.Record] = []
-        let removals = trim(into: &records)
+        let removals = trim(into: &records) + (renumbered ?? [])
         // An older version's index goes once the journal says what it said (or more: an upgrade cut short).
         let legacyIndex = legacyIndexPath.flatMap { FileSystem.fileExists($0) ? $0 : nil }
         if rewrite || !records.isEmpty || legacyIndex != nil || compactionDue {
@@ -431,6 +437,33 @@ final class HistoryStore {
             for path in removals { writer.submit(.remove(path: path)) }
         }
         if let legacyIndex { writer.submit(.remove(path: legacyIndex)) }
+    }
+
+    /// Entries whose ids are in the top half of their range (no daemon gets there: a hand-made journal) are given
+    /// ids after the others', in their order, so that the next copies' ids stay within what a restart reads back
+    /// (`HistoryJournal.maximumID`). An entry with a file has it linked under its new name now — a crash before the
+    /// journal names it leaves that name unnamed, removed at the next start — and the old names are returned, to go
+    /// once the journal is written. Returns nil, and changes nothing, when the ids are a daemon's.
+    private func renumberHighIDs(fresh: inout [UInt64: [UInt8]]) -> [String]? {
+        let high = HistoryJournal.maximumID / 2
+        guard nextID > high else { return nil }
+        var next = (entries.map(\.id).filter { $0 <= high }.max() ?? 0) + 1
+        var oldNames: [String] = []
+        for index in entries.indices.reversed() where entries[index].id > high {
+            let old = entries[index].id, new = next
+            if inline[old] == nil, let from = archivePath(old), let to = archivePath(new) {
+                guard (try? AtomicFile.link(from, to: to)) != nil else { continue }
+                oldNames.append(from)
+            }
+            next += 1
+            entries[index].id = new
+            inline[new] = inline.removeValue(forKey: old)
+            recordBytes[new] = recordBytes.removeValue(forKey: old)
+            fresh[new] = fresh.removeValue(forKey: old)
+            if keptID == old { keptID = new }
+        }
+        nextID = next
+        return oldNames
     }
 
     /// The entries a journal's records leave, in their order (each record looked up by id: a journal written whole
