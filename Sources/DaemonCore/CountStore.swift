@@ -15,6 +15,10 @@ struct CountStore {
     let path: String?
     /// How far ahead of the published counts the file is written.
     static let lease: UInt64 = 32
+    /// A count in the file above 2^63 (no daemon's: a change a nanosecond for 292 years) is read as this one, far
+    /// above any a daemon reaches too, so that the lease added and the counts going on from it never overflow,
+    /// however the file was made, and what is then written (below 2^63) reads back as it is.
+    static let maximumCount: UInt64 = 1 << 62
     /// What the file holds (after `load`, `record` or `saveExactly`).
     private(set) var saved: [PasteboardName: UInt64] = [:]
 
@@ -50,7 +54,7 @@ struct CountStore {
             let fields = line.split(separator: "\t")
             guard fields.count == 2, let count = UInt64(fields[1]),
                   let name = PasteboardName.named(String(fields[0])) else { continue }
-            counts[name] = max(counts[name] ?? 0, count)
+            counts[name] = max(counts[name] ?? 0, count > 1 << 63 ? Self.maximumCount : count)
         }
         return counts
     }

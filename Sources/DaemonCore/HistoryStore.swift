@@ -485,8 +485,12 @@ final class HistoryStore {
                 live[id] = nil
                 inline[id] = nil
                 recordBytes[id] = nil
+                nextID = max(nextID, id + 1)
             case .kept(let id):
                 keptID = id
+                // An id named is used, its entry there or not (its frame damaged): a new copy never takes it, and
+                // so is never taken for the kept one after a restart.
+                if let id { nextID = max(nextID, id + 1) }
             }
         }
         // Newest first: the later an entry was added, the nearer the front.

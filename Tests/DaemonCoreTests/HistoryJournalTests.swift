@@ -245,6 +245,21 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertEqual(texts(store()), ["after the index", "sane"])
     }
 
+    /// A kept id whose entry's frame is gone (damaged) names an id already used: the next copy takes a later one,
+    /// and is not read back as the kept clipboard after a restart.
+    func testAKeptIdWithoutItsEntryIsNeverTakenByTheNextCopy() throws {
+        try AtomicFile.write(HistoryJournal.frame([.kept(5)]).bytes, to: directory + "/journal")
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        XCTAssertNil(history.keptID)
+        history.add(try text("not kept"), pasteboard: .general, time: 1)
+        XCTAssertEqual(history.entries.map(\.id), [6])
+        writer.drain()
+        let again = store()
+        XCTAssertEqual(texts(again), ["not kept"])
+        XCTAssertNil(again.keptID, "the copy after it is no kept clipboard")
+    }
+
     /// Sizes are what each entry's record says: larger than the budget, or adding up past what an Int holds, they
     /// are weighed without overflowing, the entries that fit kept newest first.
     func testSizesNoCopyHasAreWeighedWithoutOverflowing() throws {
