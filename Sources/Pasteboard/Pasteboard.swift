@@ -241,7 +241,9 @@ public final class Pasteboard {
         if options.localOnly { flags.insert(.localOnly) }
         guard let expiry = options.expiresAfter else { return (flags, nil) }
         let (seconds, attoseconds) = expiry.components
-        let milliseconds = seconds < 0 ? -1 : seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        // Past 7 days in whole seconds is refused before it is multiplied (`.seconds(.max)` would overflow).
+        let milliseconds = seconds < 0 ? -1 : seconds > Int64(ControlLimits.maximumExpiryMilliseconds / 1000) ? .max
+            : seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         guard milliseconds >= 1, UInt64(milliseconds) <= ControlLimits.maximumExpiryMilliseconds else {
             throw .refused("an expiry is from 1 ms to 7 days, not \(expiry)")
         }

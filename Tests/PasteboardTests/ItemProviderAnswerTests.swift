@@ -29,6 +29,17 @@ final class ItemProviderAnswerTests: XCTestCase {
         XCTAssertTrue(reason.contains("text/rtf"), reason)
     }
 
+    func testAnExpiryOutsideOneMillisecondToSevenDaysIsRefusedBeforeAnythingIsSent() throws {
+        let board = Pasteboard(name: .general, environment: ["XDG_RUNTIME_DIR": "/nonexistent"])
+        let item = try PasteboardItem([(type: .utf8PlainText, data: Array("x".utf8))])
+        for expiry: Duration in [.seconds(Int64.max), .seconds(7 * 24 * 3600 + 1), .milliseconds(604_800_001), .zero, .seconds(-1)] {
+            XCTAssertThrowsError(try board.setItems([item], options: PasteboardOptions(expiresAfter: expiry))) { error in
+                guard case PasteboardError.refused(let why) = error else { return XCTFail("\(expiry): \(error)") }
+                XCTAssertTrue(why.contains("7 days"), why)
+            }
+        }
+    }
+
     func testBadProviderListsAreRefusedBeforeAnythingIsSent() {
         let board = Pasteboard(name: .general, environment: ["XDG_RUNTIME_DIR": "/nonexistent"])
         for (providers, why) in [([], "at least one"), ([PasteboardItemProvider(types: []) { _ in [] }], "no types"),
