@@ -48,8 +48,3 @@ final class ArchiveDecodingTests: XCTestCase {
         XCTAssertGreaterThan(refused, 50, "the cut and changed archives are refused, not read as something else")
     }
 }
-
-extension SeededGenerator {
-    /// A number in 0..<bound (0 when bound is 0).
-    fileprivate mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-}

@@ -396,8 +396,3 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertNil(store(entries: 2).keptArchive(skipped: &skipped), "the journal no longer says so")
     }
 }
-
-extension SeededGenerator {
-    /// A number in 0..<bound (0 when bound is 0).
-    fileprivate mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-}

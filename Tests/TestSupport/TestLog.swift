@@ -42,6 +42,9 @@ public struct SeededGenerator: RandomNumberGenerator {
         return SeededGenerator(seed: seed)
     }
 
+    /// A number in 0..<bound (0 when bound is 0): for the choices of a test that draws its input.
+    public mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
+
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
