@@ -36,7 +36,10 @@ struct ContentArchive: Equatable {
 
     /// The most bytes read back for an archive of at most `contentBytes` of content (what the history's budget
     /// lets be written): the content, and room for its framing and type names.
-    static func readLimit(contentBytes: Int) -> Int { contentBytes.addingReportingOverflow(16 << 20).overflow ? .max : contentBytes + (16 << 20) }
+    static func readLimit(contentBytes: Int) -> Int {
+        let (limit, overflow) = contentBytes.addingReportingOverflow(16 << 20)
+        return overflow ? .max : limit
+    }
 
     func encode() -> [UInt8] { Array(encodeSegments().joined()) }
 

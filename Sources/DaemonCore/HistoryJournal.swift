@@ -196,7 +196,7 @@ enum HistoryJournal {
         return (records, archives)
     }
 
-    /// An id field: within `range`, else the frame is not the daemon's.
+    /// An id field, from `lowest` to `highest`; else the frame is not the daemon's.
     private static func id(_ reader: inout WireReader, _ field: String, from lowest: UInt64 = 1, upTo highest: UInt64 = maximumID) throws -> UInt64 {
         let id = try reader.u64(field)
         guard id >= lowest && id <= highest else {

@@ -443,7 +443,8 @@ final class HistoryStore {
     /// ids after the others', in their order, so that the next copies' ids stay within what a restart reads back
     /// (`HistoryJournal.maximumID`). An entry with a file has it linked under its new name now — a crash before the
     /// journal names it leaves that name unnamed, removed at the next start — and the old names are returned, to go
-    /// once the journal is written. Returns nil, and changes nothing, when the ids are a daemon's.
+    /// once the journal is written; one whose file cannot be linked keeps its id, tried again at the next start.
+    /// Returns nil, and changes nothing, when the ids are a daemon's.
     private func renumberHighIDs(fresh: inout [UInt64: [UInt8]]) -> [String]? {
         let high = HistoryJournal.maximumID / 2
         guard nextID > high else { return nil }

@@ -240,14 +240,13 @@ public final class Pasteboard {
         if options.pasteOnce { flags.insert(.pasteOnce) }
         if options.localOnly { flags.insert(.localOnly) }
         guard let expiry = options.expiresAfter else { return (flags, nil) }
-        let (seconds, attoseconds) = expiry.components
-        // Past 7 days in whole seconds is refused before it is multiplied (`.seconds(.max)` would overflow).
-        let milliseconds = seconds < 0 ? -1 : seconds > Int64(ControlLimits.maximumExpiryMilliseconds / 1000) ? .max
-            : seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        guard milliseconds >= 1, UInt64(milliseconds) <= ControlLimits.maximumExpiryMilliseconds else {
+        // Compared as durations before it is turned into milliseconds (`.seconds(.max)` would overflow the product).
+        guard expiry > .zero, expiry <= .milliseconds(Int64(ControlLimits.maximumExpiryMilliseconds)) else {
             throw .refused("an expiry is from 1 ms to 7 days, not \(expiry)")
         }
-        return (flags, UInt64(milliseconds))
+        let (seconds, attoseconds) = expiry.components
+        // A fraction of a millisecond rounds up.
+        return (flags, UInt64(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
     }
 
     /// Replaces the content with `items`: one change. `sensitive` content is served but never stored, logged

@@ -14,13 +14,13 @@ final class ArchiveDecodingTests: XCTestCase {
         var random = SeededGenerator.forTest("testMemoryAndFileReadAnyArchiveBytesAlike")
         let path = NSTemporaryDirectory() + "archive-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let types = ["UTF8_STRING", "text/html", "image/png", "com.apple.flat-rtfd", "", "a\u{0}b", String(repeating: "t", count: 300)]
+        let types = ["UTF8_STRING", "text/html", "image/png", "com.apple.flat-rtfd", String(repeating: "t", count: 300)]
         var refused = 0
         for iteration in 0..<500 {
             var items: [PasteboardItem] = []
             for _ in 0..<random.below(4) {
                 var pairs: [(type: PasteboardType, data: [UInt8])] = []
-                for type in types.shuffled(using: &random).prefix(1 + random.below(3)) where !type.isEmpty && !type.contains("\u{0}") {
+                for type in types.shuffled(using: &random).prefix(1 + random.below(3)) {
                     pairs.append((PasteboardType(type), (0..<random.below(200)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
                 }
                 if let item = try? PasteboardItem(pairs) { items.append(item) }

@@ -205,8 +205,8 @@ final class HistoryJournalTests: XCTestCase {
     }
 
     /// Ids are the daemon's own, one after another from 1; a journal whose frames hold but name ids no daemon gave
-    /// (a frame found inside another's bytes after damage, a hand-made file) must not stop it: those records are
-    /// skipped, the others read, and the next copy gets an id after the last sane one.
+    /// (a frame found inside another's bytes after damage, a hand-made file) must not stop it: those frames are read
+    /// as damage, the others read, and the next copy gets an id after the last sane one.
     func testRecordsNamingIdsNoDaemonGivesAreSkippedAndTheHistoryGoesOn() throws {
         let archive = ContentArchive(pasteboard: .general, changeCount: 1, time: 1_700_000_000, content: try text("sane"))
         var sane = entry(7, "sane")
