@@ -13,7 +13,10 @@ import PasteboardCore
 ///
 /// Reading (`read`) takes every frame whose digest holds, in order, and skips what does not: a frame torn by a crash
 /// at the end of the file, or bytes an append that failed never wrote (the search goes on at the next `PBH1`). A
-/// frame is the unit of a change: it is there whole or not at all.
+/// frame is the unit of a change: it is there whole or not at all. The search weighs at most `searchBudget` bytes
+/// of frames that turn out not whole: a copy's own bytes may hold `PBH1` followed by any length, and a damaged
+/// frame's bytes read as many such headers each claiming most of the file would otherwise cost the square of its
+/// size at every start.
 enum HistoryJournal {
     static let magic: [UInt8] = Array("PBH1".utf8)
     /// Magic, length, digest.
@@ -26,6 +29,12 @@ enum HistoryJournal {
     /// — a frame found inside another's bytes after damage, a hand-made file — and is read as damage: taken, its ids
     /// would overflow the next id.
     static let maximumID: UInt64 = 1 << 62
+
+    /// The most bytes of payload the search past damage digests for headers whose frame is not whole, for `bytes`
+    /// read: four times the file and 1 MiB. Damage costs about its own frames (a frame whose length field was hit,
+    /// at most the file), so what reaches the budget is headers a copy's bytes carry; past it the rest of the file
+    /// is damage.
+    static func searchBudget(_ bytes: Int) -> Int { min(bytes, maximumPayload) * 4 + (1 << 20) }
 
     enum Record: Equatable {
         /// The id the next entry takes is at least this.
@@ -102,6 +111,8 @@ enum HistoryJournal {
         var damagedBytes = 0
         /// Where the last whole frame ends: what follows it is torn.
         var end = 0
+        /// Payload bytes weighed for headers whose frame was not whole (the search stops once they reach `searchBudget`).
+        var searchedBytes = 0
     }
 
     /// The whole frames of `bytes`, in order; anything else skipped and counted.
@@ -109,8 +120,10 @@ enum HistoryJournal {
         var contents = Contents()
         var offset = 0
         var skippedFrom: Int?
+        let budget = searchBudget(bytes.count)
         while offset + headerBytes <= bytes.count {
-            if let frame = wholeFrame(in: bytes, at: offset) {
+            var weighed = 0
+            if let frame = wholeFrame(in: bytes, at: offset, weighing: &weighed, budget: budget - contents.searchedBytes) {
                 if let from = skippedFrom { contents.damagedBytes += offset - from }
                 skippedFrom = nil
                 contents.records += frame.records
@@ -119,7 +132,9 @@ enum HistoryJournal {
                 contents.end = offset
             } else {
                 if skippedFrom == nil { skippedFrom = offset }
-                offset = nextMagic(in: bytes, after: offset) ?? bytes.count
+                contents.searchedBytes += weighed
+                // Past the budget nothing more is weighed: the rest is damage.
+                offset = contents.searchedBytes >= budget ? bytes.count : nextMagic(in: bytes, after: offset) ?? bytes.count
             }
         }
         contents.damagedBytes += bytes.count - (skippedFrom ?? contents.end)
@@ -137,17 +152,24 @@ enum HistoryJournal {
         return nil
     }
 
-    /// The frame at `offset` when it is whole (its digest holds, its records parse); nil otherwise.
-    private static func wholeFrame(in bytes: [UInt8], at offset: Int) -> (records: [Record], archives: [InlineArchive], length: Int)? {
-        guard Array(bytes[offset..<(offset + 4)]) == magic else { return nil }
+    /// The frame at `offset` when it is whole (its digest holds, its records parse); nil otherwise. `weighed` is its
+    /// payload's length once its header holds; a payload longer than `budget` is not digested (nil: the budget is
+    /// spent).
+    private static func wholeFrame(in bytes: [UInt8], at offset: Int, weighing weighed: inout Int,
+                                   budget: Int) -> (records: [Record], archives: [InlineArchive], length: Int)? {
+        guard bytes[offset] == magic[0] && bytes[offset + 1] == magic[1] && bytes[offset + 2] == magic[2] && bytes[offset + 3] == magic[3] else {
+            return nil
+        }
         var header = WireReader(Array(bytes[(offset + 4)..<(offset + headerBytes)]))
-        guard let length = try? header.u32("length"), let check = try? header.u64("digest"), Int(length) <= maximumPayload,
-              offset + headerBytes + Int(length) <= bytes.count else { return nil }
-        let body = Array(bytes[(offset + headerBytes)..<(offset + headerBytes + Int(length))])
+        guard let length = (try? header.u32("length")).map(Int.init), let check = try? header.u64("digest"), length <= maximumPayload,
+              offset + headerBytes + length <= bytes.count else { return nil }
+        weighed = length
+        guard length <= budget else { return nil }
+        let payload = (offset + headerBytes)..<(offset + headerBytes + length)
         var digest = ContentDigest()
-        digest.mix(body)
-        guard digest.value == check, let (records, archives) = try? parse(body) else { return nil }
-        return (records, archives, headerBytes + Int(length))
+        bytes.withUnsafeBytes { digest.mix(UnsafeRawBufferPointer(rebasing: $0[payload])) }
+        guard digest.value == check, let (records, archives) = try? parse(Array(bytes[payload])) else { return nil }
+        return (records, archives, headerBytes + length)
     }
 
     private static func parse(_ body: [UInt8]) throws -> ([Record], [InlineArchive]) {

@@ -67,6 +67,46 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertEqual(contents.damagedBytes, unparsable.count)
     }
 
+    /// A copy's bytes may hold `PBH1` headers, each claiming the rest of the file: once the frame holding them is
+    /// damaged, the search past it weighs every one. A few cost little and the frames after the damage are read; many
+    /// stop the search at its budget (the rest of the file read as damage), where weighing them all would cost the
+    /// square of their bytes at every start.
+    func testHeadersACopysBytesCarryCostTheSearchPastDamageAtMostItsBudget() {
+        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))]).bytes
+        let c = HistoryJournal.frame([.drop(1)]).bytes
+        func journal(fakes: Int) -> (bytes: [UInt8], damaged: Int) {
+            let size = HistoryJournal.headerBytes
+            var (b, archives) = HistoryJournal.frame([.entry(entry(2), archive: [UInt8](repeating: 0, count: fakes * size))])
+            let total = a.count + b.count + c.count
+            for fake in 0..<fakes {
+                let at = archives[0].offset + fake * size
+                var header = WireWriter()
+                for byte in HistoryJournal.magic { header.u8(byte) }
+                header.u32(UInt32(total - (a.count + at) - size))
+                header.u64(0x5eed_0000 + UInt64(fake))
+                // The archive's bytes changed after the frame's digest was taken: the frame is damaged.
+                b.replaceSubrange(at..<(at + size), with: header.joined)
+            }
+            return (a + b + c, b.count)
+        }
+
+        let few = journal(fakes: 8)
+        let read = HistoryJournal.read(few.bytes)
+        XCTAssertEqual(read.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)])
+        XCTAssertEqual(read.damagedBytes, few.damaged)
+        XCTAssertGreaterThan(read.searchedBytes, 0)
+        XCTAssertLessThan(read.searchedBytes, 9 * few.bytes.count, "each header weighed once")
+
+        let many = journal(fakes: 20_000)
+        let budget = HistoryJournal.searchBudget(many.bytes.count)
+        let stopped = HistoryJournal.read(many.bytes)
+        XCTAssertEqual(stopped.records, [.entry(entry(1), archive: Array("one".utf8))], "the frames before the damage")
+        XCTAssertEqual(stopped.damagedBytes, many.bytes.count - a.count, "the rest read as damage")
+        XCTAssertGreaterThanOrEqual(stopped.searchedBytes, budget)
+        XCTAssertLessThanOrEqual(stopped.searchedBytes, budget + many.bytes.count, "stopped at the budget, not past it")
+        XCTAssertLessThan(budget, 20_000 * 20_000 * HistoryJournal.headerBytes / 4, "far below weighing every header")
+    }
+
     // MARK: - The history on disk
 
     private var directory = ""
