@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ControlProtocol
 import PasteboardCore
+import TestSupport
 import XCTest
 
 /// The peering frames (docs/protocol.md, "Peering"): each kind round-trips, and what a hostile or broken peer
@@ -121,6 +122,66 @@ final class PeerFrameTests: XCTestCase {
             guard case .frameTooLarge? = error as? ControlProtocolError else { return XCTFail("\(error)") }
         }
         XCTAssertLessThan(decoder.reservedByteCount, 1024, "nothing of the announced size is reserved")
+    }
+
+    /// What a broken or hostile peer daemon sends, drawn: frames of every kind with bytes changed, inserted, removed
+    /// or cut. Each is refused with a `ControlProtocolError` or read as a frame within every cap — and then it is the
+    /// only reading of those bytes: encoded again it gives them back, byte for byte (no two byte strings read as
+    /// one frame, nothing read that the frame does not say).
+    func testAnyBytesAreRefusedOrReadAsTheOneFrameTheySay() {
+        var random = SeededGenerator.forTest(#function)
+        let samples: [PeerFrame] = [
+            .welcome(version: 1, daemon: 0x0102_0304_0506_0708, name: "pasteboardd on host:1", maximumFrameBytes: 1 << 28),
+            .offer(PeerOffer(token: 5, pasteboard: "CLIPBOARD", origin: origin,
+                             types: [PeerType("UTF8_STRING", size: 12), PeerType("text/html"), PeerType("image/png", size: 0)], initial: true)),
+            .offer(PeerOffer(token: .max, pasteboard: "notes", origin: PeerOrigin(daemon: 1, serial: .max, path: [1]), types: [])),
+            .cleared(pasteboard: "PRIMARY", origin: origin),
+            .fetch(request: 1, token: 5, type: "text/plain;charset=utf-8"),
+            .data(request: 2, bytes: Array("PBH1 a value".utf8)),
+            .data(request: 3, bytes: []),
+            .failed(request: 3, reason: "CLIPBOARD changed since"),
+        ]
+        var accepted = 0, refused = 0
+        for _ in 0..<6000 {
+            var body = Array(samples[random.below(samples.count)].encode().dropFirst(4))
+            for _ in 0...random.below(4) {
+                let index = random.below(body.count)
+                switch random.below(5) {
+                case 0: body[index] = UInt8(truncatingIfNeeded: random.next())
+                case 1: body[index] ^= 1 << random.below(8)
+                case 2: body.insert(UInt8(truncatingIfNeeded: random.next()), at: index)
+                case 3: if body.count > 1 { body.remove(at: index) }
+                default: body.removeLast(random.below(min(body.count, 9)))
+                }
+            }
+            let frame: PeerFrame
+            do {
+                frame = try PeerFrame.decode(body: body)
+            } catch {
+                XCTAssertTrue(error is ControlProtocolError, "\(error) is not a protocol error")
+                refused += 1
+                continue
+            }
+            accepted += 1
+            XCTAssertEqual(Array(frame.encode().dropFirst(4)), body, "\(frame) read from bytes it does not give back")
+            switch frame {
+            case .offer(let offer):
+                XCTAssertLessThanOrEqual(offer.types.count, PeerLimits.maximumTypes)
+                XCTAssertEqual(Set(offer.types.map(\.name)).count, offer.types.count, "a type twice")
+                XCTAssertFalse(offer.types.contains { $0.name.isEmpty || $0.name.utf8.count > PasteboardLimits.maximumTypeNameLength })
+                XCTAssertEqual(offer.origin.path.first, offer.origin.daemon)
+                XCTAssertLessThanOrEqual(offer.origin.path.count, PeerLimits.maximumHops)
+            case .cleared(_, let origin):
+                XCTAssertEqual(origin.path.first, origin.daemon)
+                XCTAssertLessThanOrEqual(origin.path.count, PeerLimits.maximumHops)
+            case .welcome(_, _, let name, _): XCTAssertLessThanOrEqual(name.utf8.count, PeerLimits.maximumTextLength)
+            case .failed(_, let reason): XCTAssertLessThanOrEqual(reason.utf8.count, PeerLimits.maximumTextLength)
+            case .fetch(_, _, let type): XCTAssertFalse(type.isEmpty)
+            case .data: break
+            }
+        }
+        XCTAssertGreaterThan(accepted, 100, "changes that still make a frame (a byte of a value) are drawn")
+        XCTAssertGreaterThan(refused, 1000)
     }
 
     func testFreeTextIsCutAtItsCapWhenSent() throws {
