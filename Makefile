@@ -101,7 +101,7 @@ release: deps-build
 release-flags:
 	@echo '$(RELEASE_FLAGS)'
 
-# Rewrites link/order.txt from the programs as built (valgrind's callgrind under a private Xvfb), then relinks.
+# Rewrites link/order.txt from the programs as built (valgrind's callgrind under a private Xvfb and a headless sway), then relinks.
 order: deps-test release
 	$(call install_packages,valgrind)
 	for p in pasteboardd pb; do rm -f "$(RELEASE_DIR)/$$p"; \
