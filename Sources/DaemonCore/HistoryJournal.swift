@@ -6,19 +6,26 @@ import PasteboardCore
 /// entries it pushed out, and whether it is also the kept clipboard, in one frame, one write, one fdatasync), and the
 /// whole file written again, atomically, when it has grown to more than twice what it holds (`HistoryStore`).
 ///
-/// A frame: `PBH1`, its payload's length (u32), the payload's `ContentDigest` (u64), the payload: records, one after
-/// another (a tag byte, then its fields, little-endian, strings and bytes length-prefixed: `WireWriter`'s). A small
-/// entry's archive (`ContentArchive`'s bytes, what its own file would hold) is inside its record; a larger one's
-/// content is in `<id>.archive` beside the journal, written before the frame that names it.
+/// A frame: `PBH2`, its payload's length (u32), a `ContentDigest` (u64) of the frame's offset in the file (u64) and
+/// of the payload, the payload: records, one after another (a tag byte, then its fields, little-endian, strings and
+/// bytes length-prefixed: `WireWriter`'s). A small entry's archive (`ContentArchive`'s bytes, what its own file would
+/// hold) is inside its record; a larger one's content is in `<id>.archive` beside the journal, written before the
+/// frame that names it.
 ///
 /// Reading (`read`) takes every frame whose digest holds, in order, and skips what does not: a frame torn by a crash
-/// at the end of the file, or bytes an append that failed never wrote (the search goes on at the next `PBH1`). A
-/// frame is the unit of a change: it is there whole or not at all. The search weighs at most `searchBudget` bytes
-/// of frames that turn out not whole: a copy's own bytes may hold `PBH1` followed by any length, and a damaged
-/// frame's bytes read as many such headers each claiming most of the file would otherwise cost the square of its
-/// size at every start.
+/// at the end of the file, or bytes an append that failed never wrote (the search goes on at the next header). A
+/// frame is the unit of a change: it is there whole or not at all. Its digest holds only where it was written: a
+/// frame's bytes found anywhere else — inside a copy's archive, where any application can put them, read by the
+/// search once the frame holding them is torn or damaged — are damage, not records. Frames of versions before
+/// 2026-12-03 (`PBH1`, the digest of the payload alone) are read in a file that begins with them, until the first
+/// `PBH2` (`Contents.legacyFrames`: the history writes such a file whole again). The search weighs at most
+/// `searchBudget` bytes of frames that turn out not whole: a copy's own bytes may hold headers followed by any
+/// length, and a damaged frame's bytes read as many such headers each claiming most of the file would otherwise cost
+/// the square of its size at every start.
 enum HistoryJournal {
-    static let magic: [UInt8] = Array("PBH1".utf8)
+    static let magic: [UInt8] = Array("PBH2".utf8)
+    /// The older frames' magic: their digest is the payload's alone, wherever they lie.
+    static let legacyMagic: [UInt8] = Array("PBH1".utf8)
     /// Magic, length, digest.
     static let headerBytes = 16
     /// The most bytes of a frame's payload read back: far above any frame the daemon writes (an inline archive is at
@@ -54,8 +61,9 @@ enum HistoryJournal {
         var count: Int
     }
 
-    /// One frame holding `records`, and where each inline archive lies in it.
-    static func frame(_ records: [Record]) -> (bytes: [UInt8], archives: [InlineArchive]) {
+    /// One frame holding `records`, to be written at `offset` in the file (its digest holds there only), and where
+    /// each inline archive lies in it.
+    static func frame(_ records: [Record], at offset: Int) -> (bytes: [UInt8], archives: [InlineArchive]) {
         var payload = WireWriter(reservingCapacity: 256)
         var archives: [InlineArchive] = []
         for record in records {
@@ -91,14 +99,29 @@ enum HistoryJournal {
                 payload.u64(id ?? 0)
             }
         }
-        let body = payload.joined
-        var digest = ContentDigest()
-        digest.mix(body)
+        return (frame(payload: payload.joined, at: offset), archives)
+    }
+
+    /// The frame of `payload` to be written at `offset`; nil: an older version's frame (`PBH1`, its digest the
+    /// payload's alone), as tests make them.
+    static func frame(payload: [UInt8], at offset: Int?) -> [UInt8] {
         var header = WireWriter(reservingCapacity: headerBytes)
-        for byte in magic { header.u8(byte) }
-        header.u32(UInt32(body.count))
-        header.u64(digest.value)
-        return (header.joined + body, archives)
+        for byte in offset == nil ? legacyMagic : magic { header.u8(byte) }
+        header.u32(UInt32(payload.count))
+        header.u64(payload.withUnsafeBytes { digest(of: $0, at: offset) })
+        return header.joined + payload
+    }
+
+    /// A frame's digest: of its offset, then of its payload; or of the payload alone (`at` nil: an older frame).
+    private static func digest(of payload: UnsafeRawBufferPointer, at offset: Int?) -> UInt64 {
+        var digest = ContentDigest()
+        if let offset {
+            var place = WireWriter(reservingCapacity: 8)
+            place.u64(UInt64(offset))
+            digest.mix(place.joined)
+        }
+        digest.mix(payload)
+        return digest.value
     }
 
     /// What a journal's bytes hold.
@@ -113,6 +136,8 @@ enum HistoryJournal {
         var end = 0
         /// Payload bytes weighed for headers whose frame was not whole (the search stops once they reach `searchBudget`).
         var searchedBytes = 0
+        /// Whole frames of the older kind (`PBH1`) read.
+        var legacyFrames = 0
     }
 
     /// The whole frames of `bytes`, in order; anything else skipped and counted.
@@ -121,9 +146,12 @@ enum HistoryJournal {
         var offset = 0
         var skippedFrom: Int?
         let budget = searchBudget(bytes.count)
+        // Older frames are read in a file that begins with them, until the first frame of this kind.
+        var legacy = bytes.starts(with: legacyMagic)
         while offset + headerBytes <= bytes.count {
             var weighed = 0
-            if let frame = wholeFrame(in: bytes, at: offset, weighing: &weighed, budget: budget - contents.searchedBytes) {
+            if let frame = wholeFrame(in: bytes, at: offset, legacy: &legacy, weighing: &weighed, budget: budget - contents.searchedBytes) {
+                if frame.legacy { contents.legacyFrames += 1 }
                 if let from = skippedFrom { contents.damagedBytes += offset - from }
                 skippedFrom = nil
                 contents.records += frame.records
@@ -141,10 +169,12 @@ enum HistoryJournal {
         return contents
     }
 
+    /// Where the next header (of either kind) begins after `offset`.
     private static func nextMagic(in bytes: [UInt8], after offset: Int) -> Int? {
         var index = offset + 1
         while index + magic.count <= bytes.count {
-            if bytes[index] == magic[0] && bytes[index + 1] == magic[1] && bytes[index + 2] == magic[2] && bytes[index + 3] == magic[3] {
+            if bytes[index] == magic[0] && bytes[index + 1] == magic[1] && bytes[index + 2] == magic[2]
+                && (bytes[index + 3] == magic[3] || bytes[index + 3] == legacyMagic[3]) {
                 return index
             }
             index += 1
@@ -152,24 +182,24 @@ enum HistoryJournal {
         return nil
     }
 
-    /// The frame at `offset` when it is whole (its digest holds, its records parse); nil otherwise. `weighed` is its
-    /// payload's length once its header holds; a payload longer than `budget` is not digested (nil: the budget is
-    /// spent).
-    private static func wholeFrame(in bytes: [UInt8], at offset: Int, weighing weighed: inout Int,
-                                   budget: Int) -> (records: [Record], archives: [InlineArchive], length: Int)? {
-        guard bytes[offset] == magic[0] && bytes[offset + 1] == magic[1] && bytes[offset + 2] == magic[2] && bytes[offset + 3] == magic[3] else {
-            return nil
-        }
+    /// The frame at `offset` when it is whole (its digest holds, its records parse); nil otherwise. An older frame
+    /// is read while `legacy` holds, and the first whole frame of this kind ends it. `weighed` is its payload's
+    /// length once its header holds; a payload longer than `budget` is not digested (nil: the budget is spent).
+    private static func wholeFrame(in bytes: [UInt8], at offset: Int, legacy: inout Bool, weighing weighed: inout Int,
+                                   budget: Int) -> (records: [Record], archives: [InlineArchive], length: Int, legacy: Bool)? {
+        let head = Array(bytes[offset..<(offset + 4)])
+        let isLegacy = head == legacyMagic
+        guard head == magic || (isLegacy && legacy) else { return nil }
         var header = WireReader(Array(bytes[(offset + 4)..<(offset + headerBytes)]))
         guard let length = (try? header.u32("length")).map(Int.init), let check = try? header.u64("digest"), length <= maximumPayload,
               offset + headerBytes + length <= bytes.count else { return nil }
         weighed = length
         guard length <= budget else { return nil }
         let payload = (offset + headerBytes)..<(offset + headerBytes + length)
-        var digest = ContentDigest()
-        bytes.withUnsafeBytes { digest.mix(UnsafeRawBufferPointer(rebasing: $0[payload])) }
-        guard digest.value == check, let (records, archives) = try? parse(Array(bytes[payload])) else { return nil }
-        return (records, archives, headerBytes + length)
+        let digest = bytes.withUnsafeBytes { Self.digest(of: UnsafeRawBufferPointer(rebasing: $0[payload]), at: isLegacy ? nil : offset) }
+        guard digest == check, let (records, archives) = try? parse(Array(bytes[payload])) else { return nil }
+        if !isLegacy { legacy = false }
+        return (records, archives, headerBytes + length, isLegacy)
     }
 
     private static func parse(_ body: [UInt8]) throws -> ([Record], [InlineArchive]) {

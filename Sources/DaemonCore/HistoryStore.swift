@@ -320,7 +320,7 @@ final class HistoryStore {
             }
             compact(fresh: fresh)
         } else if !records.isEmpty {
-            let (bytes, archives) = HistoryJournal.frame(records)
+            let (bytes, archives) = HistoryJournal.frame(records, at: journalLength)
             writer.submit(.append(path: journalPath, offset: journalLength, bytes: bytes))
             // (An entry dropped in the same frame, as soon as added, has no place.)
             for archive in archives where recordBytes[archive.id] != nil { inline[archive.id] = (journalLength + archive.offset, archive.count) }
@@ -356,7 +356,7 @@ final class HistoryStore {
             if let keptID, lost.contains(keptID) { self.keptID = nil }
         }
         if let keptID { records.append(.kept(keptID)) }
-        let (bytes, archives) = HistoryJournal.frame(records)
+        let (bytes, archives) = HistoryJournal.frame(records, at: 0)
         writer.submit(.write(path: journalPath, bytes: bytes, mode: 0o600))
         inline = [:]
         for archive in archives { inline[archive.id] = (archive.offset, archive.count) }
@@ -402,8 +402,9 @@ final class HistoryStore {
             replay(contents)
             for case .entry(let entry, let archive?) in contents.records { read[entry.id] = archive }
             journalLength = bytes.count
-            // A torn or unwritten frame is left behind by the next whole write.
-            rewrite = contents.damagedBytes > 0
+            // A torn or unwritten frame is left behind by the next whole write, and an older version's frames are
+            // written again as this one's.
+            rewrite = contents.damagedBytes > 0 || contents.legacyFrames > 0
         } else if FileSystem.fileExists(journalPath) {
             // Unreadable: written anew (appending to what cannot be read would only add to it).
             rewrite = true

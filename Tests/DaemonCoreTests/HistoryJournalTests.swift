@@ -19,10 +19,12 @@ final class HistoryJournalTests: XCTestCase {
     func testAFrameReadsBackAsWrittenAndNamesWhereEachArchiveIs() {
         let records: [HistoryJournal.Record] = [.next(9), .entry(entry(3), archive: [1, 2, 3, 4]), .entry(entry(4), archive: nil),
                                                 .drop(2), .kept(3), .kept(nil)]
-        let (bytes, archives) = HistoryJournal.frame(records)
+        let (bytes, archives) = HistoryJournal.frame(records, at: 0)
         XCTAssertEqual(archives, [HistoryJournal.InlineArchive(id: 3, offset: archives[0].offset, count: 4)])
         XCTAssertEqual(Array(bytes[archives[0].offset..<archives[0].offset + 4]), [1, 2, 3, 4])
-        let contents = HistoryJournal.read(bytes + bytes)
+        let second = HistoryJournal.frame(records, at: bytes.count).bytes
+        XCTAssertEqual(second.count, bytes.count)
+        let contents = HistoryJournal.read(bytes + second)
         XCTAssertEqual(contents.records, records + records)
         XCTAssertEqual(contents.archives[3]?.offset, bytes.count + archives[0].offset, "the newest place of each")
         XCTAssertEqual(contents.damagedBytes, 0)
@@ -30,9 +32,9 @@ final class HistoryJournalTests: XCTestCase {
     }
 
     func testATornFrameAHoleAndAChangedByteCostOnlyTheirOwnFrame() {
-        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))]).bytes
-        let b = HistoryJournal.frame([.entry(entry(2), archive: Array("two".utf8)), .kept(2)]).bytes
-        let c = HistoryJournal.frame([.drop(1)]).bytes
+        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))], at: 0).bytes
+        let b = HistoryJournal.frame([.entry(entry(2), archive: Array("two".utf8)), .kept(2)], at: a.count).bytes
+        let c = HistoryJournal.frame([.drop(1)], at: a.count + b.count).bytes
         // Torn at every length: the whole frames before it, nothing of it.
         for cut in 0..<b.count {
             let contents = HistoryJournal.read(a + b[0..<cut])
@@ -40,8 +42,8 @@ final class HistoryJournalTests: XCTestCase {
             XCTAssertEqual(contents.end, a.count)
             XCTAssertEqual(contents.damagedBytes, cut)
         }
-        // An append that never happened (zeros where it should be), then one that did.
-        let hole = HistoryJournal.read(a + [UInt8](repeating: 0, count: 100) + c)
+        // An append that never happened (zeros where it should be), then one that did, where it was written.
+        let hole = HistoryJournal.read(a + [UInt8](repeating: 0, count: 100) + HistoryJournal.frame([.drop(1)], at: a.count + 100).bytes)
         XCTAssertEqual(hole.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)])
         XCTAssertEqual(hole.damagedBytes, 100)
         // Any one byte of the middle frame changed: that frame, and only it, is gone.
@@ -54,15 +56,8 @@ final class HistoryJournalTests: XCTestCase {
         }
         // A frame whose digest holds but whose payload is no record (an unknown kind) is not taken either, and costs
         // only itself.
-        let payload: [UInt8] = [0xFF]
-        var check = ContentDigest()
-        check.mix(payload)
-        var header = WireWriter()
-        for byte in HistoryJournal.magic { header.u8(byte) }
-        header.u32(UInt32(payload.count))
-        header.u64(check.value)
-        let unparsable = header.joined + payload
-        let contents = HistoryJournal.read(a + unparsable + c)
+        let unparsable = HistoryJournal.frame(payload: [0xFF], at: a.count)
+        let contents = HistoryJournal.read(a + unparsable + HistoryJournal.frame([.drop(1)], at: a.count + unparsable.count).bytes)
         XCTAssertEqual(contents.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(1)])
         XCTAssertEqual(contents.damagedBytes, unparsable.count)
     }
@@ -72,11 +67,11 @@ final class HistoryJournalTests: XCTestCase {
     /// stop the search at its budget (the rest of the file read as damage), where weighing them all would cost the
     /// square of their bytes at every start.
     func testHeadersACopysBytesCarryCostTheSearchPastDamageAtMostItsBudget() {
-        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))]).bytes
-        let c = HistoryJournal.frame([.drop(1)]).bytes
+        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))], at: 0).bytes
         func journal(fakes: Int) -> (bytes: [UInt8], damaged: Int) {
             let size = HistoryJournal.headerBytes
-            var (b, archives) = HistoryJournal.frame([.entry(entry(2), archive: [UInt8](repeating: 0, count: fakes * size))])
+            var (b, archives) = HistoryJournal.frame([.entry(entry(2), archive: [UInt8](repeating: 0, count: fakes * size))], at: a.count)
+            let c = HistoryJournal.frame([.drop(1)], at: a.count + b.count).bytes
             let total = a.count + b.count + c.count
             for fake in 0..<fakes {
                 let at = archives[0].offset + fake * size
@@ -105,6 +100,76 @@ final class HistoryJournalTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stopped.searchedBytes, budget)
         XCTAssertLessThanOrEqual(stopped.searchedBytes, budget + many.bytes.count, "stopped at the budget, not past it")
         XCTAssertLessThan(budget, 20_000 * 20_000 * HistoryJournal.headerBytes / 4, "far below weighing every header")
+    }
+
+    /// Any application can put a frame's bytes in a copy, and a small copy's archive is inside its own frame: once
+    /// that frame is torn by a crash or damaged, the search past it reads those bytes. A frame's digest holds only
+    /// at the offset it was made for, so one found anywhere else is damage, its records never taken (here: one that
+    /// would empty the history and name the kept clipboard); an older version's frame likewise, in a file of this
+    /// version's.
+    func testAFrameFoundAnywhereButWhereItWasWrittenIsDamage() {
+        let a = HistoryJournal.frame([.entry(entry(1), archive: Array("one".utf8))], at: 0).bytes
+        let planted: [HistoryJournal.Record] = [.drop(1), .entry(entry(9, "planted"), archive: Array("x".utf8)), .kept(9)]
+        let payload = Array(HistoryJournal.frame(planted, at: 0).bytes.dropFirst(HistoryJournal.headerBytes))
+        for (label, inner) in [("made for another offset", HistoryJournal.frame(planted, at: 4096).bytes),
+                               ("of an older version", HistoryJournal.frame(payload: payload, at: nil))] {
+            let (b, archives) = HistoryJournal.frame([.entry(entry(2), archive: inner), .kept(2)], at: a.count)
+            let innerAt = a.count + archives[0].offset
+            XCTAssertEqual(Array(b[archives[0].offset..<(archives[0].offset + inner.count)]), inner)
+            // Torn just after the planted bytes: the copy's frame is not whole, the planted one is.
+            let torn = HistoryJournal.read(a + b[0..<(archives[0].offset + inner.count + 1)])
+            XCTAssertEqual(torn.records, [.entry(entry(1), archive: Array("one".utf8))], label)
+            XCTAssertEqual(torn.damagedBytes, archives[0].offset + inner.count + 1, label)
+            // A byte of the copy's frame changed (not of the planted bytes), a frame after it.
+            var damaged = b
+            damaged[HistoryJournal.headerBytes + 2] ^= 0x20
+            let c = HistoryJournal.frame([.drop(2)], at: a.count + b.count).bytes
+            let read = HistoryJournal.read(a + damaged + c)
+            XCTAssertEqual(read.records, [.entry(entry(1), archive: Array("one".utf8)), .drop(2)], label)
+            XCTAssertEqual(read.damagedBytes, b.count, label)
+            // Had it been made for where it lies, it would be read (what binds it is the offset alone).
+            if label == "made for another offset" {
+                let exact = HistoryJournal.frame(planted, at: innerAt).bytes
+                let (whole, places) = HistoryJournal.frame([.entry(entry(2), archive: exact), .kept(2)], at: a.count)
+                let b = whole[0..<(places[0].offset + exact.count + 1)]
+                XCTAssertEqual(HistoryJournal.read(a + b).records, [.entry(entry(1), archive: Array("one".utf8))] + planted)
+            }
+        }
+    }
+
+    /// A journal an older version wrote (`PBH1` frames, their digest the payload's alone) is read whole, and written
+    /// again as this version's at start: after it, an older frame is damage.
+    func testAnOlderVersionsFramesAreReadAndWrittenAgainAsThisOnes() throws {
+        func legacy(_ records: [HistoryJournal.Record]) -> [UInt8] {
+            HistoryJournal.frame(payload: Array(HistoryJournal.frame(records, at: 0).bytes.dropFirst(HistoryJournal.headerBytes)), at: nil)
+        }
+        let archive = ContentArchive(pasteboard: .general, changeCount: 1, time: 1_700_000_000, content: try text("from before"))
+        var before = entry(3, "from before")
+        before.digest = HistoryStore.digest(of: try text("from before"))
+        let older = legacy([.next(4), .entry(before, archive: archive.encode())]) + legacy([.kept(3)])
+        let contents = HistoryJournal.read(older)
+        XCTAssertEqual(contents.records, [.next(4), .entry(before, archive: archive.encode()), .kept(3)])
+        XCTAssertEqual(contents.legacyFrames, 2)
+        XCTAssertEqual(contents.damagedBytes, 0)
+        let current = HistoryJournal.frame([.drop(7)], at: 0).bytes
+        let mixed = HistoryJournal.read(current + legacy([.kept(3)]))
+        XCTAssertEqual(mixed.records, [.drop(7)], "an older frame after this version's is not read")
+        XCTAssertEqual(mixed.legacyFrames, 0)
+
+        try AtomicFile.write(older, to: directory + "/journal")
+        let writer = BackgroundWriter()
+        let history = store(writer: writer)
+        XCTAssertEqual(texts(history), ["from before"])
+        XCTAssertEqual(history.keptID, 3)
+        writer.drain()
+        let rewritten = try FileSystem.readFile(directory + "/journal", limit: 1 << 20)
+        XCTAssertEqual(Array(rewritten.prefix(4)), HistoryJournal.magic, "written again as this version's")
+        XCTAssertEqual(HistoryJournal.read(rewritten).legacyFrames, 0)
+        history.add(try text("new"), pasteboard: .general, time: 2)
+        writer.drain()
+        let again = store()
+        XCTAssertEqual(texts(again), ["new", "from before"])
+        XCTAssertEqual(again.entries.map(\.id), [4, 3])
     }
 
     // MARK: - The history on disk
@@ -258,7 +323,8 @@ final class HistoryJournalTests: XCTestCase {
         for insane: [HistoryJournal.Record] in [[.next(.max)], [.entry(insaneEntry, archive: archive.encode())],
                                                 [.next(.max - 1), .entry(other, archive: archive.encode()), .kept(.max - 1)]] {
             try? FileSystem.removeFile(directory + "/journal")
-            let bytes = HistoryJournal.frame([.entry(sane, archive: archive.encode())]).bytes + HistoryJournal.frame(insane).bytes
+            let first = HistoryJournal.frame([.entry(sane, archive: archive.encode())], at: 0).bytes
+            let bytes = first + HistoryJournal.frame(insane, at: first.count).bytes
             try AtomicFile.write(bytes, to: directory + "/journal")
             let writer = BackgroundWriter()
             let history = store(writer: writer)
@@ -288,7 +354,7 @@ final class HistoryJournalTests: XCTestCase {
     /// A kept id whose entry's frame is gone (damaged) names an id already used: the next copy takes a later one,
     /// and is not read back as the kept clipboard after a restart.
     func testAKeptIdWithoutItsEntryIsNeverTakenByTheNextCopy() throws {
-        try AtomicFile.write(HistoryJournal.frame([.kept(5)]).bytes, to: directory + "/journal")
+        try AtomicFile.write(HistoryJournal.frame([.kept(5)], at: 0).bytes, to: directory + "/journal")
         let writer = BackgroundWriter()
         let history = store(writer: writer)
         XCTAssertNil(history.keptID)
@@ -312,8 +378,8 @@ final class HistoryJournalTests: XCTestCase {
             records.append(.entry(each, archive: archive.encode()))
         }
         // A size past any Int is no copy's: its frame is read as damage, the others' entries weighed.
-        try AtomicFile.write(HistoryJournal.frame([records[0]]).bytes + HistoryJournal.frame(Array(records[1...])).bytes,
-                             to: directory + "/journal")
+        let first = HistoryJournal.frame([records[0]], at: 0).bytes
+        try AtomicFile.write(first + HistoryJournal.frame(Array(records[1...]), at: first.count).bytes, to: directory + "/journal")
         let writer = BackgroundWriter()
         let everything = HistoryStore(directory: directory, keptArchive: keptPath, maximumEntries: 100, maximumBytes: .max,
                                       deduplicate: true, writer: writer)
@@ -363,7 +429,7 @@ final class HistoryJournalTests: XCTestCase {
                         records.append(.entry(each, archive: archive))
                     }
                 }
-                bytes += HistoryJournal.frame(records).bytes
+                bytes += HistoryJournal.frame(records, at: bytes.count).bytes
                 if random.below(4) == 0 { bytes += (0..<random.below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
                 if random.below(8) == 0 { bytes += HistoryJournal.magic }
             }
