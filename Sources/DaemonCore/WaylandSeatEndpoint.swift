@@ -627,6 +627,8 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                     }
                     read.archive = archive
                     reads[fd] = read
+                    // The rest comes a larger pipe at a time: fewer turns of the loop (and of the copier).
+                    _ = fd.growPipe(to: Self.largePipeBytes)
                 }
             case .wouldBlock:
                 return
