@@ -18,6 +18,19 @@ public enum MemoryRelease {
         _ = mallocTrim?(0)
     }
 
+    /// Gives back the pages of a scratch buffer between uses: the whole pages within `buffer` are dropped (they
+    /// read as zeros afterwards and are faulted in again, zeroed, when next touched), so a buffer used now and then
+    /// holds no memory in between. Failures are ignored (the pages then stay). The corresponding C function is
+    /// `madvise(2)` with `MADV_DONTNEED`.
+    public static func discardPages(of buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (Int(bitPattern: base) + page - 1) & ~(page - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(page - 1)
+        guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(aligned, end - first, MADV_DONTNEED)
+    }
+
     /// Fixes how the allocator holds memory, for a process that handles large buffers now and then (the
     /// daemon, at start): a block of `largeBlockBytes` or more is a mapping of its own, given back to the
     /// system the moment it is freed, and at most `heapSlackBytes` of free heap are kept for reuse.
