@@ -141,6 +141,9 @@ final class FileListTests: XCTestCase {
         let text = PasteboardContent(items: [try PasteboardItem([(.utf8PlainText, Array("line\u{1B}[31m\nnext\u{202E}gnp.exe".utf8))])])
         XCTAssertEqual(text.preview(), "line [31m next gnp.exe")
         XCTAssertEqual(OneLine.make(String(repeating: "x", count: 100), limit: 10), "xxxxxxxxxx…")
+        XCTAssertEqual(OneLine.make("a\r\nb\rc\n\td\u{7F}\u{1B}e", limit: 20), "a b c  d  e", "CR LF is one break, one space")
+        XCTAssertEqual(OneLine.make("ab\r\ncd", limit: 4), "ab c…", "CR LF counts as one character")
+        XCTAssertEqual(OneLine.make("ab\r\ncd", limit: 5), "ab cd")
     }
 
     /// A copy with rich text and no plain text (an HTML or RTF file copied by type, a Mac's RTFD) is previewed

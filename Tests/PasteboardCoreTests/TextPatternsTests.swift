@@ -46,6 +46,19 @@ final class TextPatternsTests: XCTestCase {
         }
     }
 
+    /// Text from Windows (`\r\n`) and old Mac (`\r`) programs is judged line by line as Unix text is, whichever
+    /// break ends or follows a line; a path with a NUL in it is no path, wherever the NUL is.
+    func testEveryKindOfLineBreakEndsALine() {
+        for text in ["/usr/bin\r\n/usr/lib\r\n", "/usr/bin\r/usr/lib", "/usr/bin\n\r\n\r/usr/lib", "42\r\n-7"] {
+            XCTAssertEqual(patterns(text).count, 1, text.debugDescription)
+        }
+        XCTAssertEqual(patterns("/usr/bin\r\nHello"), [], "the second line, after a CR LF, is judged too")
+        XCTAssertEqual(patterns("/usr/bin\rHello"), [], "likewise after a lone CR")
+        for text in ["/tmp/a\0b", "./x\0\u{301}", "~/\0"] {
+            XCTAssertFalse(patterns(text).contains("path"), text.debugDescription)
+        }
+    }
+
     func testPlainTextAndNothingHoldNoPattern() {
         XCTAssertEqual(patterns("Hello, world"), [])
         XCTAssertEqual(patterns(""), [])
