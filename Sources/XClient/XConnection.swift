@@ -144,28 +144,29 @@ public final class XConnection: XDisplay {
 
     /// Interns several names in one round trip. The corresponding Xlib function is XInternAtoms.
     public func intern(_ names: [String]) -> [Atom] {
-        let missing = names.filter { atomByName[$0] == nil }
-        var fresh: [String: Atom] = [:]
+        // Each name looked up once (a served content's twenty-odd names are interned at every copy).
+        var atoms = names.map { atomByName[$0] ?? Atom(0) }
+        let missing = atoms.indices.filter { atoms[$0] == Atom(0) }
         if !missing.isEmpty {
             // One buffer holds every name, NUL-terminated; the pointer list points into it.
             var storage: [CChar] = []
             var offsets: [Int] = []
-            for name in missing {
+            for index in missing {
                 offsets.append(storage.count)
-                storage += name.utf8.map { CChar(bitPattern: $0) } + [0]
+                storage += names[index].utf8.map { CChar(bitPattern: $0) } + [0]
             }
             var result = [CX11.Atom](repeating: 0, count: missing.count)
             storage.withUnsafeMutableBufferPointer { buffer in
                 var pointers: [UnsafeMutablePointer<CChar>?] = offsets.map { buffer.baseAddress! + $0 }
                 _ = XInternAtoms(display, &pointers, Int32(missing.count), 0, &result)
             }
-            for (name, raw) in zip(missing, result) {
+            for (index, raw) in zip(missing, result) {
                 let atom = Atom(UInt32(truncatingIfNeeded: raw))
-                fresh[name] = atom
-                remember(atom, name)
+                atoms[index] = atom
+                remember(atom, names[index])
             }
         }
-        return names.map { atomByName[$0] ?? fresh[$0]! }
+        return atoms
     }
 
     /// The name of `atom`, or nil if the server does not know it (a BadAtom is recorded).

@@ -264,6 +264,30 @@ final class MultiDisplayTests: DesktopTestCase {
         try waitUntil(5, "B serves the next copy") { try xclipOut(on: b).text == "after the silent owner" }
     }
 
+    /// Owners on A of text inventing 300 target names at every copy (4,800 in all): B is offered each copy with all of them,
+    /// and the daemon lives on and serves the next copy. Each display's connection caches at most 4,096 names and
+    /// starts over past that; before 2026-12-03 the daemon trapped when that happened while it interned a copy's
+    /// names for B (some known when it began, looked up again after the cache had been emptied).
+    func testOwnersInventingThousandsOfTargetNamesDoNotStopTheDaemon() throws {
+        let file = desktop.home + "/invented.txt"
+        try Data("invented".utf8).write(to: URL(fileURLWithPath: file))
+        for copy in 0..<16 {
+            // Text as well, so that each copy's names for B hold the derived types B's connection knows already.
+            let targets = ["UTF8_STRING=" + file] + (0..<300).map { "application/x-pb-invented-\(copy)-\($0)=" + file }
+            let owner = try on(a).start("/usr/bin/python3", [peer("owner.py"), "CLIPBOARD"] + targets)
+            defer { stop(owner) }
+            try waitUntil(10, "B lists copy \(copy)'s invented names") {
+                guard desktop.daemon?.isRunning == true else { return true }
+                let listed = try xclipOut(on: b, "TARGETS").text
+                return listed.contains("application/x-pb-invented-\(copy)-0\n") && listed.contains("application/x-pb-invented-\(copy)-299\n")
+            }
+            guard desktop.daemon?.isRunning == true else { return XCTFail("the daemon stopped at copy \(copy)") }
+        }
+        XCTAssertEqual(try xclipOut(on: b, "application/x-pb-invented-15-7").text, "invented", "the last copy's bytes, fetched from A")
+        try pb("copy", "after the invented names")
+        try waitUntil(5, "B serves the next copy") { try xclipOut(on: b).text == "after the invented names" }
+    }
+
     /// Joins `c`, makes an owner there whose INCR transfer never ends, and starts xclip reading it on A: the
     /// daemon is then fetching from C for as long as C lives.
     func endlessTransfer(from c: Xvfb) throws -> (owner: Process, reader: BackgroundRun) {

@@ -48,6 +48,26 @@ final class XConnectionTests: XCTestCase {
         XCTAssertEqual(watcher.eventsWaiting(), 0)
     }
 
+    /// Interning a list gives each name the server's atom however full the connection's name cache gets: the cache
+    /// is emptied when it holds 4,096 names (a hostile owner's thousands of target names fill it), and a list whose
+    /// names were partly known when the call began and emptied out of the cache during it trapped the daemon (the
+    /// known ones were looked up again afterwards, and found nowhere).
+    func testInterningAListGivesTheServersAtomsWhileTheNameCacheIsEmptied() throws {
+        let x = try XConnection(displayName: xvfb.display)
+        let other = try XConnection(displayName: xvfb.display)
+        let known = ["UTF8_STRING", "TARGETS", "text/plain;charset=utf-8"]
+        for batch in 0..<500 {
+            let names = known + (0..<10).map { "PB_TEST_NAME_\(batch)_\($0)" }
+            let atoms = x.intern(names)
+            XCTAssertEqual(atoms.count, names.count)
+            if batch % 50 == 0 || batch == 499 {
+                XCTAssertEqual(atoms, names.map { other.intern($0) }, "batch \(batch): the server's atoms")
+            } else {
+                XCTAssertEqual(Array(atoms.prefix(known.count)), known.map { other.intern($0) }, "batch \(batch)")
+            }
+        }
+    }
+
     /// Properties read through the connection's XCB side (`withProperty`, the bytes in the reply itself): every
     /// format as XGetWindowProperty gave it, from an offset, deleted only by a read that reaches the end; a missing
     /// property is no value; a read of a window that is gone records the X error under the serial the read had
