@@ -131,6 +131,7 @@ final class ServedContent {
         listed = Array(atoms.prefix(servedTypes.listed.count))
         served = atoms
         var map: [Atom: PasteboardType] = [:]
+        map.reserveCapacity(atoms.count)
         for (atom, type) in zip(atoms, all) { map[atom] = type }
         typeByAtom = map
         self.intern = { intern([$0])[0] }

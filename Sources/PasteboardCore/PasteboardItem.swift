@@ -153,6 +153,8 @@ public struct PasteboardContent: Equatable, Sendable {
 
     /// The union of the items' types, in order of first appearance.
     public var types: [PasteboardType] {
+        // One item's types are distinct already (`PasteboardItem.init`): most copies are one item, and asked often.
+        if items.count == 1 { return items[0].types }
         var seen: Set<PasteboardType> = []
         return items.flatMap(\.types).filter { seen.insert($0).inserted }
     }
