@@ -149,6 +149,9 @@ final class ServedContent {
     /// The type a served target stands for.
     func type(of target: Atom) -> PasteboardType? { typeByAtom[target] }
 
+    /// The target `type` is served as (interned as this content's names were).
+    func target(of type: PasteboardType) -> Atom { intern(type.rawValue) }
+
     /// The value for `target` now, or what to do to have it. Conversion steps that must run on the loop's
     /// thread (COMPOUND_TEXT) run here, with `services`. With `arriving`, a value still arriving from another
     /// endpoint is given as it is (a source that is not final: only an INCR transfer may send it); without,

@@ -119,7 +119,6 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     private let conversions: Conversions
     private let table: ConversionTable
     private let conversionTimeout: Duration
-    private let atoms = LocalAtoms()
 
     private struct PendingSend {
         var served: ServedContent
@@ -399,7 +398,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         // Empty when the daemon bound the seat, or a selection another side's change had replaced already: nothing changed.
         if current[name] == nil { return }
         if let serial = current[name]?.serial, let copy = kept[name], copy.serial == serial,
-           let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, intern: atoms.intern)) {
+           let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, intern: LocalAtoms().intern)) {
             takeovers[name] = source
             log.info("took over \(name) on \(self.name) with the content it had (\(copy.content.types.count) types, \(copy.content.byteCount) bytes)")
             return
@@ -664,7 +663,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                 engine.fetch(name, type: type, serial: serial, origin: origin, for: me, completion: completion)
             }
         }
-        let content = ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, intern: atoms.intern)
+        let content = ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, intern: LocalAtoms().intern)
         if let previous = mirrors.removeValue(forKey: offer.pasteboard) { destroy(previous.source) }
         guard let source = setSelection(offer.pasteboard, content) else { return }
         mirrors[offer.pasteboard] = (offer, source)
@@ -673,7 +672,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     /// Sets a source of the daemon's serving `content` as `name`'s selection: what it lists, under MIME names, and
     /// the daemon's mark. Nil (nothing set) when it lists nothing a Wayland reader can take, or the seat refuses.
     private func setSelection(_ name: PasteboardName, _ content: ServedContent) -> WaylandConnection.SourceID? {
-        let types = WaylandTypes.mimeTypes(for: content.listed.compactMap { atoms.name(of: $0) }.map { PasteboardType($0) })
+        let types = WaylandTypes.mimeTypes(for: content.listed.compactMap { content.type(of: $0) })
         guard !types.isEmpty, let source = connection.makeSource(offering: types + [Self.ownMarker]) else { return nil }
         guard connection.setSelection(source, primary: name == .primary) else {
             connection.destroy(source)
@@ -776,12 +775,12 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             try? fd.close()
             return
         }
-        let names = content.served.compactMap { atoms.name(of: $0) }.map { PasteboardType($0) }
+        let names = content.served.compactMap { content.type(of: $0) }
         guard let type = WaylandTypes.pasteboardType(forMIME: mime, offered: names) else {
             try? fd.close()
             return
         }
-        let pending = PendingSend(served: content, target: atoms.intern([type.rawValue])[0], fd: fd, deadline: clock.now() + conversionTimeout)
+        let pending = PendingSend(served: content, target: content.target(of: type), fd: fd, deadline: clock.now() + conversionTimeout)
         if !answer(pending) { pendingSends.append(pending) }
     }
 
@@ -879,6 +878,10 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
 /// Names as atoms for `ServedContent`, which speaks X atoms: a table of the Wayland endpoint's own (no X server
 /// is asked), each name its number for the endpoint's life.
+/// Numbers for type names where no X server gives atoms. The seat makes one table for each ServedContent (its
+/// `intern`), so the names a Wayland client offers are held only while a content serving them lives (one table for
+/// the endpoint kept every name any client ever offered, for the daemon's life); `InMemoryDisplay` keeps one for its
+/// life, as an X server keeps its atoms.
 final class LocalAtoms {
     private var numbers: [String: Atom] = [:]
     private var names: [Atom: String] = [:]
