@@ -173,13 +173,22 @@ enum HistoryJournal {
     private static func nextMagic(in bytes: [UInt8], after offset: Int) -> Int? {
         var index = offset + 1
         while index + magic.count <= bytes.count {
-            if bytes[index] == magic[0] && bytes[index + 1] == magic[1] && bytes[index + 2] == magic[2]
-                && (bytes[index + 3] == magic[3] || bytes[index + 3] == legacyMagic[3]) {
-                return index
-            }
+            if legacyHeader(bytes, at: index) != nil { return index }
             index += 1
         }
         return nil
+    }
+
+    /// Whether a header begins at `offset` (within the bytes): false for this version's magic, true for the older
+    /// one's, nil for neither.
+    private static func legacyHeader(_ bytes: [UInt8], at offset: Int) -> Bool? {
+        // The two magics differ in their last byte alone.
+        guard bytes[offset] == magic[0] && bytes[offset + 1] == magic[1] && bytes[offset + 2] == magic[2] else { return nil }
+        switch bytes[offset + 3] {
+        case magic[3]: return false
+        case legacyMagic[3]: return true
+        default: return nil
+        }
     }
 
     /// The frame at `offset` when it is whole (its digest holds, its records parse); nil otherwise. An older frame
@@ -187,9 +196,7 @@ enum HistoryJournal {
     /// length once its header holds; a payload longer than `budget` is not digested (nil: the budget is spent).
     private static func wholeFrame(in bytes: [UInt8], at offset: Int, legacy: inout Bool, weighing weighed: inout Int,
                                    budget: Int) -> (records: [Record], archives: [InlineArchive], length: Int, legacy: Bool)? {
-        let head = Array(bytes[offset..<(offset + 4)])
-        let isLegacy = head == legacyMagic
-        guard head == magic || (isLegacy && legacy) else { return nil }
+        guard let isLegacy = legacyHeader(bytes, at: offset), !isLegacy || legacy else { return nil }
         var header = WireReader(Array(bytes[(offset + 4)..<(offset + headerBytes)]))
         guard let length = (try? header.u32("length")).map(Int.init), let check = try? header.u64("digest"), length <= maximumPayload,
               offset + headerBytes + length <= bytes.count else { return nil }

@@ -876,9 +876,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 }
 
-/// Names as atoms for `ServedContent`, which speaks X atoms: a table of the Wayland endpoint's own (no X server
-/// is asked), each name its number for the endpoint's life.
-/// Numbers for type names where no X server gives atoms. The seat makes one table for each ServedContent (its
+/// Names as atoms for `ServedContent`, which speaks X atoms, where no X server gives them (none is asked). The seat makes one table for each ServedContent (its
 /// `intern`), so the names a Wayland client offers are held only while a content serving them lives (one table for
 /// the endpoint kept every name any client ever offered, for the daemon's life); `InMemoryDisplay` keeps one for its
 /// life, as an X server keeps its atoms.

@@ -11,9 +11,7 @@ public enum HugePages {
     /// writing the buffer; it changes no contents and failures are ignored (no THP, "never", old kernels).
     /// The corresponding C function is `madvise(2)` with `MADV_HUGEPAGE`.
     public static func advise(_ start: UnsafeMutableRawPointer, count: Int) {
-        let first = (Int(bitPattern: start) + size - 1) & ~(size - 1)
-        let end = (Int(bitPattern: start) + count) & ~(size - 1)
-        guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
-        _ = madvise(aligned, end - first, MADV_HUGEPAGE)
+        guard let (aligned, length) = wholeBlocks(of: size, in: start, count: count) else { return }
+        _ = madvise(aligned, length, MADV_HUGEPAGE)
     }
 }

@@ -23,12 +23,9 @@ public enum MemoryRelease {
     /// holds no memory in between. Failures are ignored (the pages then stay). The corresponding C function is
     /// `madvise(2)` with `MADV_DONTNEED`.
     public static func discardPages(of buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let first = (Int(bitPattern: base) + page - 1) & ~(page - 1)
-        let end = (Int(bitPattern: base) + buffer.count) & ~(page - 1)
-        guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
-        _ = madvise(aligned, end - first, MADV_DONTNEED)
+        guard let base = buffer.baseAddress,
+              let (aligned, length) = wholeBlocks(of: Int(sysconf(Int32(_SC_PAGESIZE))), in: base, count: buffer.count) else { return }
+        _ = madvise(aligned, length, MADV_DONTNEED)
     }
 
     /// Fixes how the allocator holds memory, for a process that handles large buffers now and then (the
@@ -44,4 +41,13 @@ public enum MemoryRelease {
         _ = mallOpt?(mmapThreshold, Int32(clamping: largeBlockBytes))
         _ = mallOpt?(trimThreshold, Int32(clamping: heapSlackBytes))
     }
+}
+
+/// The part of `count` bytes at `start` made of whole `block`-aligned blocks (`block` a power of two), or nil
+/// when no whole block lies within them: the range `madvise(2)` is given.
+func wholeBlocks(of block: Int, in start: UnsafeMutableRawPointer, count: Int) -> (UnsafeMutableRawPointer, Int)? {
+    let first = (Int(bitPattern: start) + block - 1) & ~(block - 1)
+    let end = (Int(bitPattern: start) + count) & ~(block - 1)
+    guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return nil }
+    return (aligned, end - first)
 }

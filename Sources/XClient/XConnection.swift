@@ -145,8 +145,8 @@ public final class XConnection: XDisplay {
     /// Interns several names in one round trip. The corresponding Xlib function is XInternAtoms.
     public func intern(_ names: [String]) -> [Atom] {
         // Each name looked up once (a served content's twenty-odd names are interned at every copy).
-        var atoms = names.map { atomByName[$0] ?? Atom(0) }
-        let missing = atoms.indices.filter { atoms[$0] == Atom(0) }
+        var atoms = names.map { atomByName[$0] ?? .none }
+        let missing = atoms.indices.filter { atoms[$0].isNone }
         if !missing.isEmpty {
             // One buffer holds every name, NUL-terminated; the pointer list points into it.
             var storage: [CChar] = []
