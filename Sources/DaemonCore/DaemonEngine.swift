@@ -755,7 +755,7 @@ public final class DaemonEngine {
             return
         }
         if refusedRemotely(served, name, client) { return }
-        client.send(.targets(service.executor.responder.targetsList(offered: served.listed).compactMap { x.name(of: $0) }))
+        client.send(.targets(service.executor.responder.targetsList(offered: served.listed).compactMap { served.name(of: $0) }))
     }
 
     private func watch(_ pasteboards: [String], _ client: Client) {

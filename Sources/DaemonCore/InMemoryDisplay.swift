@@ -27,7 +27,8 @@ final class InMemoryDisplay: XDisplay {
     var pollDescriptor: Int32? { nil }
 
     private var time: UInt32 = 1000
-    /// Names and their atoms, numbered as interned (the standard ones first: 1 and up).
+    /// Names and their atoms, numbered as interned (the standard ones first: 1 and up); a content's type names are
+    /// in a table of its own (`contentNames()`).
     private let table = LocalAtoms()
     private var nextWindow: UInt32 = 0x0020_0000
     private var windows: [WindowID: Window] = [WindowID(1): Window(mask: [])]
@@ -87,6 +88,22 @@ final class InMemoryDisplay: XDisplay {
     }
 
     func name(of atom: Atom) -> String? { table.name(of: atom) }
+
+    /// Each content served here numbers its names in a table of its own, from `contentAtomBase` up (above every
+    /// atom of this display's own table), read back through the content: an X server keeps every atom interned for
+    /// its life, and so this display kept every type name any Wayland client offered, or any client asked for, for
+    /// the daemon's (up to 256 names of 64 KiB a copy). This display's own table holds the protocol's names and
+    /// those of the pasteboards, windows' properties and markers the daemon uses.
+    func contentNames() -> ContentNames {
+        let own = LocalAtoms(first: Self.contentAtomBase)
+        return ContentNames(intern: own.intern, name: { own.name(of: $0) ?? self.table.name(of: $0) })
+    }
+
+    /// Where a content's own numbers start (atoms are 29 bits in X; this display's own table never comes near).
+    static let contentAtomBase: UInt32 = 1 << 28
+
+    /// How many names this display's own table holds (not those of the contents served).
+    var internedNameCount: Int { table.count }
 
     func createWindow(eventMask: EventMask) -> WindowID {
         _ = request()

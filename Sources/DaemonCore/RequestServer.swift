@@ -180,7 +180,7 @@ final class RequestServer {
         guard !targets.isEmpty else { return }
         let who = reader ?? source(of: parked.request.requestor)
         for target in targets {
-            onRead(ReadNotice(name: name, type: x.name(of: target) ?? "atom \(target.rawValue)", reader: who, refusal: refusal(target), via: .x))
+            onRead(ReadNotice(name: name, type: parked.served.name(of: target) ?? "atom \(target.rawValue)", reader: who, refusal: refusal(target), via: .x))
         }
     }
 
@@ -295,7 +295,8 @@ final class RequestServer {
         parked.served.dropStaleAhead(now: clock.now())
         var failed: [(String, String)] = []
         for type in parked.types {
-            switch parked.served.lookup(x.intern(type), services: services) {
+            let target = parked.served.target(of: PasteboardType(type))
+            switch parked.served.lookup(target, services: services) {
             case .value(let value):
                 // Content served from its file is read for the client (it gets the bytes in one message).
                 let bytes: [UInt8]
@@ -308,11 +309,11 @@ final class RequestServer {
                 }
                 onPaste?(parked.selection)
                 if watchesReads() { onRead?(ReadNotice(name: parked.name, type: type, reader: parked.reader, refusal: nil, via: .socket)) }
-                let served = x.name(of: value.type) ?? type
+                let served = parked.served.name(of: value.type) ?? type
                 parked.completion(.value(type: served, bytes: bytes))
                 return true
             case .refused:
-                if let reason = parked.served.failureReason(for: x.intern(type)) { failed.append((type, reason)) }
+                if let reason = parked.served.failureReason(for: target) { failed.append((type, reason)) }
             case .convert(let job):
                 conversions.start(job, for: parked.served)
                 if !timedOut { return false }

@@ -234,7 +234,7 @@ final class SelectionService {
             // Standing in for an application gone (a takeover, a restore, a save), the daemon says who copied.
             if ownership.silent && ownership.remote == nil && ownership.mirrorOf == nil { Self.declareSource(&content) }
             if let old = board.served { server.contentEnded(old) }
-            let served = ServedContent(content: content, remote: ownership.remote, acquiredAt: time, table: table, intern: x.intern)
+            let served = ServedContent(content: content, remote: ownership.remote, acquiredAt: time, table: table, names: x.contentNames())
             board.served = served
             board.pasteOnce = ownership.pasteOnce
             board.pasteOnceDeadline = nil

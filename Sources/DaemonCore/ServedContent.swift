@@ -34,6 +34,7 @@ final class ServedContent {
     private let typeByAtom: [Atom: PasteboardType]
     private let table: ConversionTable
     private let intern: (String) -> Atom
+    private let nameOf: (Atom) -> String?
     private var derived: [PasteboardType: Derived] = [:]
     /// The content's pictures that do not read (`PasteboardContent.unreadablePictures`): served as given,
     /// never a source of another type, so no type made from them is listed.
@@ -110,9 +111,11 @@ final class ServedContent {
         case converting
     }
 
-    /// - Parameter intern: interns a list of names in one round trip.
+    /// - Parameter names: how its type names are numbered as atoms (a list interned in one round trip), and
+    ///   read back: those of its display, or a table of its own (`XDisplay.contentNames()`).
     init(content: PasteboardContent, remote: RemoteTypes? = nil, acquiredAt: Timestamp, table: ConversionTable = .standard,
-         intern: @escaping ([String]) -> [Atom]) {
+         names: ContentNames) {
+        let intern = names.intern
         self.content = content
         self.remote = remote
         self.acquiredAt = acquiredAt
@@ -135,6 +138,7 @@ final class ServedContent {
         for (atom, type) in zip(atoms, all) { map[atom] = type }
         typeByAtom = map
         self.intern = { intern([$0])[0] }
+        nameOf = names.name
     }
 
     /// The types the source offers: the content's and the remote ones.
@@ -151,6 +155,10 @@ final class ServedContent {
 
     /// The target `type` is served as (interned as this content's names were).
     func target(of type: PasteboardType) -> Atom { intern(type.rawValue) }
+
+    /// The name of `atom` as this content numbers names: one of its targets, a type interned through it, or an
+    /// atom of its display (the protocol's own targets, a reply's type).
+    func name(of atom: Atom) -> String? { typeByAtom[atom]?.rawValue ?? nameOf(atom) }
 
     /// The value for `target` now, or what to do to have it. Conversion steps that must run on the loop's
     /// thread (COMPOUND_TEXT) run here, with `services`. With `arriving`, a value still arriving from another

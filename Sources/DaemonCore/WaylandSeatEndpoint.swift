@@ -398,7 +398,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         // Empty when the daemon bound the seat, or a selection another side's change had replaced already: nothing changed.
         if current[name] == nil { return }
         if let serial = current[name]?.serial, let copy = kept[name], copy.serial == serial,
-           let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, intern: LocalAtoms().intern)) {
+           let source = setSelection(name, ServedContent(content: copy.content, acquiredAt: .currentTime, table: table, names: LocalAtoms().contentNames)) {
             takeovers[name] = source
             log.info("took over \(name) on \(self.name) with the content it had (\(copy.content.types.count) types, \(copy.content.byteCount) bytes)")
             return
@@ -663,7 +663,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                 engine.fetch(name, type: type, serial: serial, origin: origin, for: me, completion: completion)
             }
         }
-        let content = ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, intern: LocalAtoms().intern)
+        let content = ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, names: LocalAtoms().contentNames)
         if let previous = mirrors.removeValue(forKey: offer.pasteboard) { destroy(previous.source) }
         guard let source = setSelection(offer.pasteboard, content) else { return }
         mirrors[offer.pasteboard] = (offer, source)
@@ -876,18 +876,25 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 }
 
-/// Names as atoms for `ServedContent`, which speaks X atoms, where no X server gives them (none is asked). The seat makes one table for each ServedContent (its
-/// `intern`), so the names a Wayland client offers are held only while a content serving them lives (one table for
-/// the endpoint kept every name any client ever offered, for the daemon's life); `InMemoryDisplay` keeps one for its
-/// life, as an X server keeps its atoms.
+/// Names as atoms for `ServedContent`, which speaks X atoms, where no X server gives them (none is asked): one table
+/// for each content (`contentNames`), so the names a client offers are held only while a content serving them
+/// lives. The seat makes one for each ServedContent (one table for the endpoint kept every name any client ever
+/// offered, for the daemon's life), and so does `InMemoryDisplay` (numbered above its own atoms); the display
+/// keeps one for its own names, as an X server keeps its atoms.
 final class LocalAtoms {
     private var numbers: [String: Atom] = [:]
     private var names: [Atom: String] = [:]
+    private let first: UInt32
+
+    /// - Parameter first: the number the first name gets; the others follow.
+    init(first: UInt32 = 1) {
+        self.first = first
+    }
 
     func intern(_ list: [String]) -> [Atom] {
         list.map { name in
             if let atom = numbers[name] { return atom }
-            let atom = Atom(UInt32(numbers.count + 1))
+            let atom = Atom(first + UInt32(numbers.count))
             numbers[name] = atom
             names[atom] = name
             return atom
@@ -895,4 +902,10 @@ final class LocalAtoms {
     }
 
     func name(of atom: Atom) -> String? { names[atom] }
+
+    /// How many names it holds.
+    var count: Int { numbers.count }
+
+    /// This table as a content's names (`ServedContent`): it lives as long as that content.
+    var contentNames: ContentNames { ContentNames(intern: intern, name: name(of:)) }
 }

@@ -344,7 +344,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
     func foreignView(of name: PasteboardName, table: ConversionTable) -> ServedContent? {
         guard !service.isOwned(name), let current = offered[name] else { return nil }
         if let kept = keptContent(of: name) {
-            return ServedContent(content: kept, acquiredAt: .currentTime, table: table, intern: x.intern)
+            return ServedContent(content: kept, acquiredAt: .currentTime, table: table, names: x.contentNames())
         }
         guard let offer = engine?.current[name], offer.origin == id, !offer.types.isEmpty else { return nil }
         let serial = current.serial
@@ -352,7 +352,7 @@ final class XDisplayEndpoint: PasteboardEndpoint {
             guard let self else { return completion(.failed("pasteboardd is stopping")) }
             self.fetch(name, type: type, serial: serial, completion: completion)
         }
-        return ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, intern: x.intern)
+        return ServedContent(content: offer.servedContent, remote: remote, acquiredAt: .currentTime, table: table, names: x.contentNames())
     }
 
     // MARK: - Fetching for other endpoints

@@ -12,6 +12,19 @@ public struct PropertyRead: Sendable {
     }
 }
 
+/// How a content served on a display numbers its type names as atoms: `intern` (a list, in one round trip) and its
+/// inverse `name`. A display with a server uses the server's atoms (`XDisplay.contentNames()`'s default); one
+/// without gives each content a table of its own, so the names live only as long as the content serving them.
+public struct ContentNames {
+    public var intern: ([String]) -> [Atom]
+    public var name: (Atom) -> String?
+
+    public init(intern: @escaping ([String]) -> [Atom], name: @escaping (Atom) -> String?) {
+        self.intern = intern
+        self.name = name
+    }
+}
+
 /// How `changeProperty` combines the new data with the old (X's PropModeReplace, Prepend, Append).
 public enum PropertyMode: Int32, Sendable {
     case replace = 0, prepend = 1, append = 2
@@ -59,6 +72,8 @@ public protocol XDisplay: AnyObject, CompoundTextCodec {
     /// Interns several names in one round trip.
     func intern(_ names: [String]) -> [Atom]
     func name(of atom: Atom) -> String?
+    /// The names a content served here is numbered with (`ContentNames`): by default this display's own atoms.
+    func contentNames() -> ContentNames
 
     /// An unmapped window of this client's, selecting `eventMask`.
     func createWindow(eventMask: EventMask) -> WindowID
@@ -103,6 +118,10 @@ extension XDisplay {
     public func clientProcessID(of window: WindowID) -> Int32? { nil }
     /// A server with no focus (a fake one, unless it says).
     public func inputFocus() -> WindowID { .none }
+    /// The server's atoms: a name interned for one content is the same atom for every other.
+    public func contentNames() -> ContentNames {
+        ContentNames(intern: { self.intern($0) }, name: { self.name(of: $0) })
+    }
 
     public func changeProperty(_ window: WindowID, _ property: Atom, _ value: PropertyValue) {
         changeProperty(window, property, value, mode: .replace)

@@ -82,6 +82,38 @@ final class InMemoryHomeTests: XCTestCase {
         engine.stop()
     }
 
+    /// A client inventing type names (a Wayland copier offering fresh MIME names at every copy, `pb paste -t` of names
+    /// nobody offers) grew the in-memory display's one table for the daemon's life, as an X server keeps its atoms;
+    /// each content numbers its names in a table of its own now, so they go with it — and are still served, listed
+    /// and read by name.
+    func testTypeNamesClientsInventAreHeldOnlyWhileTheirContentIsServed() throws {
+        let engine = try engine()
+        let home = try XCTUnwrap(engine.sides.first?.x as? InMemoryDisplay)
+        _ = try copy(engine, "first")
+        let before = home.internedNameCount
+        for n in 0..<40 {
+            let item = try PasteboardItem((0..<50).map {
+                (PasteboardType("application/x-invented-\(n)-\($0)-" + String(repeating: "x", count: 200)), Array("copy \(n), type \($0)".utf8))
+            })
+            guard case .changeCount? = send(engine, .setItems(pasteboard: "CLIPBOARD", items: [item], options: [])).first else {
+                return XCTFail("copy \(n) with invented names is taken")
+            }
+            guard case .error? = send(engine, .read(pasteboard: "CLIPBOARD", types: ["application/x-asked-\(n)"], display: "")).first else {
+                return XCTFail("a name nobody offers is not served")
+            }
+        }
+        let last = "application/x-invented-39-7-" + String(repeating: "x", count: 200)
+        guard case .items(let items)? = send(engine, .read(pasteboard: "CLIPBOARD", types: [last], display: "")).first else {
+            return XCTFail("the last copy's invented name is read by name")
+        }
+        XCTAssertEqual(items.first?.representations.first?.data, Array("copy 39, type 7".utf8))
+        guard case .targets(let listed)? = send(engine, .targets(pasteboard: "CLIPBOARD")).first else { return XCTFail() }
+        XCTAssertTrue(listed.contains(last), "the invented names are listed")
+        XCTAssertTrue(listed.contains("TARGETS") && listed.contains("TIMESTAMP"), "with the protocol's own: \(listed.prefix(4))")
+        XCTAssertFalse(listed.contains { $0.hasPrefix("application/x-invented-38-") }, "only the content served now")
+        XCTAssertEqual(home.internedNameCount, before, "2,000 names offered and 40 asked for: none left in the display's own table")
+    }
+
     func testTheKeptClipboardAndItsCountComeBackAfterARestart() throws {
         let first = try engine()
         _ = try copy(first, "kept on disk")
