@@ -44,6 +44,16 @@ final class IncomingArchive {
     /// of anonymous memory after a first large copy, measured), and faulting it in again costs a few dozen page faults
     /// against the milliseconds of a copy this size.
     nonisolated(unsafe) private static let buffer: UnsafeMutableRawBufferPointer = .allocate(byteCount: 256 << 10, alignment: 4096)
+    /// True once a read went through `buffer` since its pages were last given back: a stream of an X owner's
+    /// chunks (appended from where the X reply is) never touches it, and costs no `madvise` at its end.
+    nonisolated(unsafe) private static var bufferUsed = false
+
+    /// Gives `buffer`'s pages back if a read used them.
+    private static func releaseBuffer() {
+        guard bufferUsed else { return }
+        bufferUsed = false
+        MemoryRelease.discardPages(of: buffer)
+    }
 
     private init(pasteboard: PasteboardName, temporaryPath: String, writer: FileDescriptor, reader: OpenFile) {
         self.pasteboard = pasteboard
@@ -98,6 +108,7 @@ final class IncomingArchive {
     func read(from fd: FileDescriptor, limit: Int) throws -> ChunkedBytes.ReadOutcome {
         precondition(limit > 0, "room for at least one byte")
         let room = UnsafeMutableRawBufferPointer(rebasing: Self.buffer[0..<min(Self.buffer.count, limit)])
+        Self.bufferUsed = true
         let got: Int
         do { got = try fd.read(into: room) } catch Errno.Code.wouldBlock { return .wouldBlock }
         if got == 0 { return .endOfFile }
@@ -117,7 +128,7 @@ final class IncomingArchive {
     func endStream() -> Representation {
         guard let current = stream else { preconditionFailure("endStream while streaming") }
         stream = nil
-        MemoryRelease.discardPages(of: Self.buffer)
+        Self.releaseBuffer()
         digest.end()
         digested += 1
         return Representation(type: current.type, source: ArchiveFileBytes(file: reader, offset: current.start, count: current.count))
@@ -128,7 +139,7 @@ final class IncomingArchive {
         guard let current = stream else { return }
         stream = nil
         digest = current.before
-        MemoryRelease.discardPages(of: Self.buffer)
+        Self.releaseBuffer()
     }
 
     /// True when some representation of `representations` lies in this file.
