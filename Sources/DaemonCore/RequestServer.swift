@@ -295,7 +295,7 @@ final class RequestServer {
         parked.served.dropStaleAhead(now: clock.now())
         var failed: [(String, String)] = []
         for type in parked.types {
-            let target = parked.served.target(of: PasteboardType(type))
+            guard let target = parked.served.target(of: PasteboardType(type)) else { continue }
             switch parked.served.lookup(target, services: services) {
             case .value(let value):
                 // Content served from its file is read for the client (it gets the bytes in one message).

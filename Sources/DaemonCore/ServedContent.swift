@@ -153,8 +153,11 @@ final class ServedContent {
     /// The type a served target stands for.
     func type(of target: Atom) -> PasteboardType? { typeByAtom[target] }
 
-    /// The target `type` is served as (interned as this content's names were).
-    func target(of type: PasteboardType) -> Atom { intern(type.rawValue) }
+    /// The target `type` is served as, nil when it is not served: a name looked up, never interned (a client asking
+    /// for names nobody offers adds none to a display's or a content's table).
+    func target(of type: PasteboardType) -> Atom? {
+        typeByAtom.first { $0.value == type }?.key
+    }
 
     /// The name of `atom` as this content numbers names: one of its targets, a type interned through it, or an
     /// atom of its display (the protocol's own targets, a reply's type).

@@ -780,7 +780,11 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
             try? fd.close()
             return
         }
-        let pending = PendingSend(served: content, target: content.target(of: type), fd: fd, deadline: clock.now() + conversionTimeout)
+        guard let target = content.target(of: type) else {
+            try? fd.close()
+            return
+        }
+        let pending = PendingSend(served: content, target: target, fd: fd, deadline: clock.now() + conversionTimeout)
         if !answer(pending) { pendingSends.append(pending) }
     }
 

@@ -95,6 +95,26 @@ final class ServingTests: XCTestCase {
         XCTAssertEqual(notHeld, .notFound, "held by another application: the client reads it through X")
     }
 
+    /// A control client asking for names nobody offers is refused without interning them: an X server keeps every
+    /// atom for its life (and the daemon asked it for each such name with a round trip).
+    func testAReadOfNamesNobodyOffersInternsNone() throws {
+        let h = try Harness()
+        try h.copy([(.utf8PlainText, "held")])
+        let before = h.server.internedCount
+        for n in 0..<30 {
+            guard case .error(let code, _)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["application/x-nobody-\(n)"], display: ":99")).first else {
+                return XCTFail("a name nobody offers is refused")
+            }
+            XCTAssertEqual(code, .typeNotOffered)
+        }
+        XCTAssertEqual(h.server.internedCount, before, "no name interned for them")
+        guard case .items(let items)? = h.send(.read(pasteboard: "CLIPBOARD", types: ["application/x-nobody", "text/html"], display: ":99")).first else {
+            return XCTFail("the first name of the list that is served is read")
+        }
+        XCTAssertEqual(items.first?.types, [.html], "made from the text, by name")
+        XCTAssertTrue(String(decoding: items.first?.data(for: .html) ?? [], as: UTF8.self).contains("held"))
+    }
+
     func testMultipleGetsEachTargetConvertedOnce() throws {
         let h = try Harness()
         try h.copy([(.html, "<p>a <b>b</b></p>")])

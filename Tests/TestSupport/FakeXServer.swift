@@ -62,6 +62,9 @@ public final class FakeXServer {
 
     public func name(of atom: Atom) -> String? { namesByAtom[atom] }
 
+    /// How many names were interned on this server (as an X server, it keeps every one for its life).
+    public var internedCount: Int { atomsByName.count }
+
     fileprivate func tick() -> Timestamp {
         time += 1
         return Timestamp(time)
