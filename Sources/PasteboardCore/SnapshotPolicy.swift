@@ -192,23 +192,39 @@ public struct SnapshotPolicy: Equatable, Sendable {
     }
 }
 
-/// What a snapshot of one owner reads (`SnapshotPolicy.readingPlan(offered:)`).
-/// The last reading plan made, kept for the next copy (`SnapshotPolicy.readingPlan` is a pure function of the policy
-/// and the names offered): an application copies again with the same names, and its plan is not made again.
+/// The last reading plans made, kept for the next reads (`SnapshotPolicy.readingPlan` is a pure function of the policy
+/// and the names offered, and costs tens of thousands of instructions): an application copies again with the same
+/// names, and a reader on another display asks the owner for one target after another (a fetch's plan is for the one
+/// target asked), so the `capacity` most recent are kept, the one used last first — those of at most
+/// `maximumNameBytes` of names (an owner chooses its names: 256 of 64 KiB would be kept eight times over).
 public struct ReadingPlanCache: Sendable {
-    private var last: (policy: SnapshotPolicy, names: [String], plan: SnapshotPlan)?
+    /// How many plans are kept.
+    public static let capacity = 8
+    /// The longest list of names (in bytes of UTF-8) whose plan is kept; a longer one's is made each time.
+    public static let maximumNameBytes = 8 << 10
+    private var recent: [(policy: SnapshotPolicy, names: [String], plan: SnapshotPlan)] = []
+    /// How many plans were made rather than found (for tests).
+    public private(set) var made = 0
 
     public init() {}
 
-    /// `policy.readingPlan(offered: names)`, made only when the policy or the names differ from the last call's.
+    /// `policy.readingPlan(offered: names)`, made only when no kept plan is for this policy and these names.
     public mutating func plan(_ policy: SnapshotPolicy, offered names: [String]) -> SnapshotPlan {
-        if let last, last.policy == policy, last.names == names { return last.plan }
+        if let index = recent.firstIndex(where: { $0.names == names && $0.policy == policy }) {
+            let found = recent.remove(at: index)
+            recent.insert(found, at: 0)
+            return found.plan
+        }
         let plan = policy.readingPlan(offered: names)
-        last = (policy, names, plan)
+        made += 1
+        guard names.reduce(0, { $0 + $1.utf8.count }) <= Self.maximumNameBytes else { return plan }
+        recent.insert((policy, names, plan), at: 0)
+        if recent.count > Self.capacity { recent.removeLast() }
         return plan
     }
 }
 
+/// What a snapshot of one owner reads (`SnapshotPolicy.readingPlan(offered:)`).
 public struct SnapshotPlan: Equatable, Sendable {
     /// Targets that carry the same data (the plain-text encodings, the RTF aliases, the picture formats),
     /// in the order they are tried: the first is read; the next only when the one before could not be kept

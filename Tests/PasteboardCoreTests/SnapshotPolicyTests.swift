@@ -55,4 +55,23 @@ final class SnapshotPolicyTests: XCTestCase {
             XCTAssertEqual(cache.plan(policy, offered: names), policy.readingPlan(offered: names), "\(names)")
         }
     }
+
+    /// A reader on another display asking one owner for target after target has each target's plan made once, while
+    /// up to `capacity` are asked in turn; a list of names longer than `maximumNameBytes` is planned each time, never kept.
+    func testPlansOfTheTargetsLastAskedAreKeptAndLongListsAreNot() {
+        var cache = ReadingPlanCache()
+        let targets = (0..<ReadingPlanCache.capacity).map { ["text/x-target-\($0)"] }
+        for _ in 0..<3 {
+            for names in targets { XCTAssertEqual(cache.plan(policy, offered: names), policy.readingPlan(offered: names)) }
+        }
+        XCTAssertEqual(cache.made, ReadingPlanCache.capacity, "each made once")
+        _ = cache.plan(policy, offered: ["text/x-one-more"])
+        _ = cache.plan(policy, offered: targets[0])
+        XCTAssertEqual(cache.made, ReadingPlanCache.capacity + 2, "the one asked longest ago made way for the new one")
+        let long = (0..<40).map { "application/x-" + String(repeating: "n", count: 250) + "-\($0)" }
+        for _ in 0..<2 { XCTAssertEqual(cache.plan(policy, offered: long), policy.readingPlan(offered: long)) }
+        XCTAssertEqual(cache.made, ReadingPlanCache.capacity + 4, "10 KB of names: made each time")
+        _ = cache.plan(policy, offered: targets[0])
+        XCTAssertEqual(cache.made, ReadingPlanCache.capacity + 4, "and the kept ones stay")
+    }
 }
