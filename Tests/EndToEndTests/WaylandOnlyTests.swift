@@ -67,6 +67,19 @@ final class WaylandOnlyTests: DesktopTestCase {
         stop(owner)
     }
 
+    /// pb talks to the one daemon whatever its own `$DISPLAY`: on an X display the daemon does not serve (here the
+    /// suite's Xvfb), no count is published, and `pb count` asks the daemon rather than saying it is not running.
+    func testPbCountOnAnXDisplayTheDaemonDoesNotServeAsksTheDaemon() throws {
+        let before = try count()
+        try pb("copy", input: Array("counted on the seat".utf8))
+        var elsewhere = desktop.runner
+        elsewhere.environment["DISPLAY"] = desktop.xvfb.display
+        let counted = try elsewhere.run(desktop.pb, ["count"])
+        XCTAssertEqual(counted.status, 0, counted.stderr)
+        XCTAssertEqual(counted.text, "\(before + 1)\n")
+        XCTAssertEqual(try elsewhere.run(desktop.pb, ["paste"]).text, "counted on the seat")
+    }
+
     /// Read early, own late with no X at all: the copy is recorded; when wl-copy exits the daemon sets the selection
     /// again (no change), and wl-paste and pb still paste it.
     func testAWaylandCopyOutlivesItsClientAndCountsExactly() throws {
