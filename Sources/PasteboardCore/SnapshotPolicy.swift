@@ -47,7 +47,7 @@ public struct SnapshotPolicy: Equatable, Sendable {
     /// KDE's hint, whose value says whether the content is secret (`isSecretHint`).
     public static let passwordManagerHint = "x-kde-passwordManagerHint"
     /// Every marker by which password managers ask clipboard managers to keep their content out of history.
-    public static var secretMarkers: Set<String> { concealedMarkers.union([passwordManagerHint]) }
+    public static let secretMarkers: Set<String> = concealedMarkers.union([passwordManagerHint])
 
     /// The most targets of one TARGETS list a snapshot looks up and considers (real owners offer 5 to 30);
     /// the rest are left out with that reason, so a hostile list of 200,000 atoms costs no more than 1,024
