@@ -443,7 +443,10 @@ public final class DaemonEngine {
     }
 
     public func expire(now: MonotonicInstant) {
-        for session in providers.values.sorted(by: { $0.client < $1.client }) { session.expire(now: now) }
+        // Each turn of the loop comes here: what is empty is not sorted (an array made and freed per turn).
+        if !providers.isEmpty {
+            for session in providers.values.sorted(by: { $0.client < $1.client }) { session.expire(now: now) }
+        }
         bridge.expire(now: now)
         peers.expire(now: now)
         for side in sides { side.expire(now: now) }

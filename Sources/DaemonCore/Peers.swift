@@ -287,7 +287,8 @@ final class Peers {
     }
 
     func expire(now: MonotonicInstant) {
-        for endpoint in entries.compactMap(\.endpoint) + accepted { endpoint.expire(now: now) }
+        for entry in entries { entry.endpoint?.expire(now: now) }
+        for endpoint in accepted { endpoint.expire(now: now) }
         for index in entries.indices where entries[index].retryAt.map({ $0 <= now }) == true && entries[index].endpoint == nil {
             attempt(index, now: now)
         }

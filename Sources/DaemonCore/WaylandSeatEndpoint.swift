@@ -269,22 +269,31 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
         return earliest.value
     }
 
+    /// Each turn of the loop comes here: a table is sorted (an array made and freed) only when one of its
+    /// deadlines is due.
     func expire(now: MonotonicInstant) {
-        for (name, held) in parkedRelay.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where held.deadline <= now {
-            parkedRelay[name] = nil
-            accept(name, held.offer, offerTypes[held.offer] ?? [])
+        if parkedRelay.values.contains(where: { $0.deadline <= now }) {
+            for (name, held) in parkedRelay.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where held.deadline <= now {
+                parkedRelay[name] = nil
+                accept(name, held.offer, offerTypes[held.offer] ?? [])
+            }
         }
-        for (fd, read) in reads.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where read.deadline <= now {
-            reads[fd] = nil
-            try? fd.close()
-            read.completion(.failed("the Wayland client that copied it did not send it in time"))
+        if reads.values.contains(where: { $0.deadline <= now }) {
+            for (fd, read) in reads.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where read.deadline <= now {
+                reads[fd] = nil
+                try? fd.close()
+                read.completion(.failed("the Wayland client that copied it did not send it in time"))
+            }
         }
-        let waiting = pendingSends
-        pendingSends = waiting.filter { $0.deadline > now }
-        for pending in waiting where pending.deadline <= now {
-            try? pending.fd.close()
-            log.limited(.info, key: "wayland-convert", "a Wayland reader's type took longer than \(conversionTimeout) to fetch or convert: refused")
+        if pendingSends.contains(where: { $0.deadline <= now }) {
+            let waiting = pendingSends
+            pendingSends = waiting.filter { $0.deadline > now }
+            for pending in waiting where pending.deadline <= now {
+                try? pending.fd.close()
+                log.limited(.info, key: "wayland-convert", "a Wayland reader's type took longer than \(conversionTimeout) to fetch or convert: refused")
+            }
         }
+        guard writes.values.contains(where: { $0.deadline <= now }) else { return }
         for (fd, write) in writes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where write.deadline <= now {
             writes[fd] = nil
             try? fd.close()
