@@ -546,10 +546,31 @@ public final class DaemonEngine {
     }
 
     /// The display whose `name` a request of `client` acts on: the first display's for a pasteboard that is
-    /// one across them (the engine serves it on the others), else the client's own when it is served.
-    private func side(for name: PasteboardName, _ client: Client) -> XDisplayEndpoint {
-        guard !bridge.isShared(name), let display = client.display, let own = side(named: display) else { return sides[0] }
-        return own
+    /// one across them (the engine serves it on the others) and for a client that names no display; the client's
+    /// own for a pasteboard of each display (PRIMARY, not shared) when it is served; nil, `client` answered
+    /// `notFound`, when it is not: that display's PRIMARY is its own, which the daemon neither holds nor sets.
+    private func side(for name: PasteboardName, _ client: Client) -> XDisplayEndpoint? {
+        guard !bridge.isShared(name), let display = client.display, !display.isEmpty else { return sides[0] }
+        if let own = side(named: display) { return own }
+        client.send(Self.notServed(display, name))
+        return nil
+    }
+
+    /// Why a request of a pasteboard of each display, from a client of `display`, is not answered.
+    private static func notServed(_ display: String, _ name: PasteboardName) -> ControlResponse {
+        .error(code: .notFound, message: "pasteboardd does not serve \(display), and \(name) is each display's own: "
+               + "add it with 'pb displays add \(display)'")
+    }
+
+    /// Where a read of `client`, of display `display` (empty: none), is answered. A client with no display of its own
+    /// — remote, or local with no `DISPLAY` (a script run by cron, or over ssh to this machine) — is answered from
+    /// the first display's side, where every shared pasteboard is served (the in-memory home when the daemon serves
+    /// Wayland alone, which serves the seat's copies too), and from the application that owns a pasteboard there
+    /// through the daemon (`foreignView`). A client of a display served reads there (what another application
+    /// owns, it reads on X itself); a client of another display is that display's: nil, it reads its own X server.
+    private func readingSide(_ client: Client, display: String) -> (side: XDisplayEndpoint, ownDisplay: Bool)? {
+        if client.isRemote || display.isEmpty { return (sides[0], false) }
+        return side(named: display).map { ($0, true) }
     }
 
     /// The display served that `display` names (another name of the same server counts); never the in-memory
@@ -599,7 +620,7 @@ public final class DaemonEngine {
         if content.isSensitive { mark(&content, PasteboardType(SnapshotPolicy.passwordManagerHint), Array("secret".utf8)) }
         if content.isTransient { mark(&content, PasteboardType(SnapshotPolicy.transientMarker), []) }
         content.source = client.source
-        let service = side(for: name, client).service
+        guard let service = side(for: name, client)?.service else { return }
         if appending, let current = service.content(of: name) {
             var joined = current
             joined.items += content.items
@@ -638,7 +659,8 @@ public final class DaemonEngine {
         }
         providers[client.id] = session
         let ownership = SelectionService.Ownership(content: content, remote: remote, pasteOnce: options.contains(.pasteOnce))
-        side(for: name, client).service.own(name, ownership) { [weak self] result in
+        guard let side = side(for: name, client) else { return }
+        side.service.own(name, ownership) { [weak self] result in
             if case .success(let count) = result { session.count = count } else { self?.providers[client.id] = nil }
             client.send(Self.response(result, name))
         }
@@ -699,7 +721,8 @@ public final class DaemonEngine {
 
     private func items(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard let content = side(for: name, client).service.content(of: name) else {
+        guard let side = side(for: name, client) else { return }
+        guard let content = side.service.content(of: name) else {
             client.send(Self.notHeld(name))
             return
         }
@@ -709,16 +732,7 @@ public final class DaemonEngine {
 
     private func read(_ raw: String, types: [String], display: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        // A remote client has no display of its own: it is answered from what the daemon holds (the first display's
-        // side, where every shared pasteboard is served). So is a client naming none when the daemon serves Wayland
-        // alone: from the in-memory home, which serves the seat's copies too (with an X display, such a client is
-        // of another display, and sent to its own).
-        let side: XDisplayEndpoint
-        if client.isRemote || (display.isEmpty && homeInMemory) {
-            side = sides[0]
-        } else if let own = self.side(named: display) {
-            side = own
-        } else {
+        guard let (side, ownDisplay) = readingSide(client, display: display) else {
             client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
             return
         }
@@ -739,9 +753,9 @@ public final class DaemonEngine {
             case .denied(let why): client.send(.error(code: .denied, message: why))
             }
         }
-        // Another application at home owns it: a remote client has no display to read it through, so it is
+        // Another application at home owns it: a client without a display of its own cannot read it there, so it is
         // answered from what the daemon read of it (or fetches from that owner).
-        if client.isRemote, let foreign = side.foreignView(of: name, table: table) {
+        if !ownDisplay, let foreign = side.foreignView(of: name, table: table) {
             if refusedRemotely(foreign, name, client) { return }
             side.service.server.read(name, types: types, from: foreign, reader: client.source, completion: answer)
         } else {
@@ -749,16 +763,23 @@ public final class DaemonEngine {
         }
     }
 
-    /// The TARGETS list of a pasteboard the daemon holds (or, for a remote client, one another application at
-    /// home holds, as the daemon read it), as an X requestor would get it.
+    /// The TARGETS list of a pasteboard the daemon holds (or, for a client without a display of its own, one
+    /// another application at home holds, as the daemon read it), as an X requestor would get it.
     private func targets(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard let served = service.boards.board(named: name)?.served ?? (client.isRemote ? sides[0].foreignView(of: name, table: table) : nil) else {
+        guard let (reading, ownDisplay) = readingSide(client, display: client.display ?? "") else {
+            client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
+            return
+        }
+        // A shared pasteboard is served on the first display (every other serves it on its behalf); PRIMARY, each
+        // display's own, on the client's.
+        let side = bridge.isShared(name) ? sides[0] : reading
+        guard let served = side.service.boards.board(named: name)?.served ?? (ownDisplay ? nil : side.foreignView(of: name, table: table)) else {
             client.send(Self.notHeld(name))
             return
         }
         if refusedRemotely(served, name, client) { return }
-        client.send(.targets(service.executor.responder.targetsList(offered: served.listed).compactMap { served.name(of: $0) }))
+        client.send(.targets(side.service.executor.responder.targetsList(offered: served.listed).compactMap { served.name(of: $0) }))
     }
 
     private func watch(_ pasteboards: [String], _ client: Client) {
@@ -811,14 +832,15 @@ public final class DaemonEngine {
 
     private func clear(_ raw: String, _ client: Client) {
         guard let name = watchedName(raw, client) else { return }
-        side(for: name, client).service.clear(name) { client.send(Self.response($0, name)) }
+        side(for: name, client)?.service.clear(name) { client.send(Self.response($0, name)) }
     }
 
     /// A pasteboard's count; one not watched has the count it was left at (0 if never seen): looking it up
     /// does not start watching it.
     private func changeCount(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        let count = side(for: name, client).service.count(of: name) ?? service.boards.retiredCounts[name] ?? 0
+        guard let side = side(for: name, client) else { return }
+        let count = side.service.count(of: name) ?? service.boards.retiredCounts[name] ?? 0
         client.send(.changeCount(pasteboard: name.rawValue, count: count))
     }
 

@@ -149,18 +149,19 @@ public final class Pasteboard {
 
     /// The changeCount pasteboardd published on the X display (the root window's
     /// `_PASTEBOARD_CHANGE_COUNT_<NAME>`): one X round trip, no daemon connection. Where none is published there
-    /// (a display the daemon does not serve: it serves a Wayland seat alone, or other displays) or the display
-    /// cannot be opened, the daemon is asked, as `changeCount`: pb talks to the one daemon whatever its `$DISPLAY`.
+    /// while pb's pasteboard is a Wayland seat's (`WAYLAND_DISPLAY` set: the daemon serves the seat alone, or other
+    /// X displays than pb's `DISPLAY`), the daemon is asked, as `changeCount`.
     public var publishedChangeCount: UInt64 {
         get throws(PasteboardError) {
             // No display here (a forwarded socket, or none at all): the daemon counts. Asked before `isForwarded`,
             // which looks through /tmp for a session's socket, a look the connection makes again.
             if (environment["DISPLAY"] ?? "").isEmpty || isForwarded { return try changeCount }
-            guard let (reader, _) = try? x() else { return try changeCount }
+            let (reader, _) = try x()
             let property = reader.x.intern(PasteboardName.changeCountPropertyPrefix + name.rawValue)
             let read = reader.x.getProperty(reader.x.root, property, delete: false, maximumBytes: 8)
             guard let value = read.value, value.type == reader.x.atoms.cardinal, let count = value.atoms.first else {
-                return try changeCount
+                if case .wayland = DirectDisplay.choose(environment, pasteboard: name) { return try changeCount }
+                throw .daemonNotRunning("no changeCount is published for \(name): is pasteboardd running on this display?")
             }
             return UInt64(count.rawValue)
         }
@@ -282,16 +283,22 @@ public final class Pasteboard {
 
     /// The owner's TARGETS list as it gives it, protocol targets included (`xclip -t TARGETS -o`). Through a
     /// forward, the list the daemon at the other end serves for the content it holds. On a Wayland seat, the MIME
-    /// types of its current offer as its client listed them (`wl-paste --list-types`).
+    /// types of its current offer as its client listed them (`wl-paste --list-types`). On X the daemon is asked
+    /// first, as a paste asks it: it answers with the list it serves for content it holds, and — to a client
+    /// without a display of its own among those it serves (no `DISPLAY`, or one it does not serve) — for another
+    /// application's copy too; else the owner is asked on X.
     public var targets: [PasteboardType] {
         get throws(PasteboardError) {
-            let daemonOnly = DirectDisplay.choose(environment, pasteboard: name) == .daemonOnly
-            if isForwarded || daemonOnly {
+            let direct = DirectDisplay.choose(environment, pasteboard: name)
+            let daemonOnly = direct == .daemonOnly
+            if isForwarded || daemonOnly || direct == .x {
                 do throws(PasteboardError) {
                     guard case .targets(let names) = try request(.targets(pasteboard: name.rawValue)) else { throw .refused("unexpected answer") }
                     return names.map(PasteboardType.init(rawValue:))
-                } catch .notHeld where daemonOnly && !isForwarded {
-                    throw .empty
+                } catch .notHeld where !isForwarded {
+                    if daemonOnly { throw .empty }
+                } catch .daemonNotRunning where direct == .x && !isForwarded {
+                    // No daemon: the owner is asked on X.
                 }
             }
             if let seat = try wayland() {

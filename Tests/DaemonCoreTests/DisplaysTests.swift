@@ -219,6 +219,47 @@ final class DisplaysTests: XCTestCase {
         XCTAssertFalse(h.daemonOwns("PRIMARY", on: b))
     }
 
+    /// A client naming no display (a script run by cron, or over ssh to this machine: pb has no X display to read)
+    /// reads CLIPBOARD from the daemon — another application's copy fetched from its owner — and its TARGETS, and
+    /// reads back the PRIMARY it wrote (the first display's). A client of a display the daemon does not serve reads
+    /// that display's own selections there (refused here, so pb reads its own X server), and a PRIMARY written from
+    /// it — that display's own — is refused with the way to serve it, never written on a display served.
+    func testAClientNamingNoDisplayIsAnsweredByTheDaemonAndOneOfAnotherDisplayIsSentToIt() throws {
+        let (h, _, _, _) = try copiedOnA([("UTF8_STRING", text), ("text/html", html)])
+        var answers: [ControlResponse] = []
+        let nowhere = DaemonEngine.Client(id: 9, send: { answers.append($0) })
+        h.engine.handle(.read(pasteboard: "CLIPBOARD", types: ["UTF8_STRING"], display: ""), from: nowhere)
+        h.engine.handle(.targets(pasteboard: "CLIPBOARD"), from: nowhere)
+        h.settle()
+        guard answers.count == 2, case .items(let items) = answers[0], case .targets(let targets) = answers[1] else {
+            return XCTFail("\(answers)")
+        }
+        XCTAssertEqual(items.first?.data(for: .utf8String), text, "fetched from A's owner through the daemon")
+        XCTAssertTrue(targets.contains("text/html"), "\(targets)")
+
+        let item = try PasteboardItem([(PasteboardType.utf8String, Array("not for A".utf8))])
+        let elsewhere = DaemonEngine.Client(id: 10, send: { answers.append($0) }, display: ":42")
+        for (request, refusal) in [(ControlRequest.read(pasteboard: "CLIPBOARD", types: ["UTF8_STRING"], display: ":42"), "another X display"),
+                                   (.targets(pasteboard: "CLIPBOARD"), "another X display"),
+                                   (.setItems(pasteboard: "PRIMARY", items: [item], options: []), "pb displays add :42"),
+                                   (.changeCount(pasteboard: "PRIMARY"), "pb displays add :42")] {
+            answers = []
+            h.engine.handle(request, from: elsewhere)
+            h.settle()
+            guard case .error(.notFound, let message)? = answers.first else { return XCTFail("\(request): \(answers)") }
+            XCTAssertTrue(message.contains(refusal), message)
+        }
+        XCTAssertFalse(h.daemonOwns("PRIMARY"), "A's PRIMARY is not :42's")
+
+        answers = []
+        h.engine.handle(.setItems(pasteboard: "PRIMARY", items: [item], options: []), from: nowhere)
+        h.settle()
+        h.engine.handle(.read(pasteboard: "PRIMARY", types: ["UTF8_STRING"], display: ""), from: nowhere)
+        h.settle()
+        guard answers.count == 2, case .changeCount = answers[0], case .items(let primary) = answers[1] else { return XCTFail("\(answers)") }
+        XCTAssertEqual(primary.first?.data(for: .utf8String), Array("not for A".utf8), "what it wrote, read back")
+    }
+
     func testSensitiveContentCrossesDisplaysButIsNeverRecorded() throws {
         let h = try Harness(keepState: true)
         let b = h.addDisplay()

@@ -132,6 +132,39 @@ final class MultiDisplayTests: DesktopTestCase {
         XCTAssertEqual(try on(b).run(desktop.pb, ["paste", "-p"]).text, "pb on B")
     }
 
+    /// pb with no `DISPLAY` (a script run by cron, or over ssh to this machine) talks to the daemon: CLIPBOARD is pb's
+    /// copy, then xclip's copy on A fetched through the daemon, with its types, and the PRIMARY it copies it pastes
+    /// back. pb on a display the daemon does not serve (C) has that display's own PRIMARY: read there, and a pb copy
+    /// to it refused with the way to serve C rather than written on A.
+    func testPbWithNoDisplayTalksToTheDaemonAndPrimaryOfADisplayNotServedIsItsOwn() throws {
+        var nowhere = desktop.runner
+        nowhere.environment["DISPLAY"] = nil
+        try pb("copy", "pb's copy")
+        let held = try nowhere.run(desktop.pb, ["paste"])
+        XCTAssertEqual(held.text, "pb's copy", held.stderr)
+        let owner = try xclipOwner(on: a, Array("xclip on A".utf8))
+        defer { stop(owner) }
+        let pasted = try nowhere.run(desktop.pb, ["paste"])
+        XCTAssertEqual(pasted.text, "xclip on A", pasted.stderr)
+        let types = try nowhere.run(desktop.pb, ["types"])
+        XCTAssertTrue(types.text.split(separator: "\n").contains("UTF8_STRING"), types.text + types.stderr)
+        let copied = try nowhere.run(desktop.pb, ["copy", "-p", "primary with no display"])
+        XCTAssertEqual(copied.status, 0, copied.stderr)
+        XCTAssertEqual(try nowhere.run(desktop.pb, ["paste", "-p"]).text, "primary with no display")
+
+        let c = try Xvfb()
+        defer { c.stop() }
+        let elsewhere = on(c.display)
+        let primary = try elsewhere.start("xclip", ["-quiet", "-i", "-selection", "primary"], stdin: Array("selected on C".utf8))
+        defer { stop(primary) }
+        try waitUntil(5, "xclip owns PRIMARY on C") { try elsewhere.run("xclip", ["-o", "-selection", "primary"]).text == "selected on C" }
+        XCTAssertEqual(try elsewhere.run(desktop.pb, ["paste", "-p"]).text, "selected on C", "C's own PRIMARY")
+        let refused = try elsewhere.run(desktop.pb, ["copy", "-p", "not for A"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("pb displays add \(c.display)"), refused.stderr)
+        XCTAssertEqual(try on(a).run("xclip", ["-o", "-selection", "primary"]).text, "primary with no display", "A's PRIMARY is not C's")
+    }
+
     func testDisplaysAreListedAddedRemovedAndALostOneIsDroppedWhileTheOthersAreServed() throws {
         XCTAssertEqual(try pb("displays").text, "\(a)\tconnected\n\(b)\tconnected\n")
         let c = try Xvfb()
