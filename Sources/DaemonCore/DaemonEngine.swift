@@ -763,17 +763,15 @@ public final class DaemonEngine {
         }
     }
 
-    /// The TARGETS list of a pasteboard the daemon holds (or, for a client without a display of its own, one
-    /// another application at home holds, as the daemon read it), as an X requestor would get it.
+    /// The TARGETS list of a pasteboard the daemon serves on the client's display (or, for a client without a
+    /// display of its own, on the first display, or another application there offers, as the daemon read it), as an
+    /// X requestor would get it: what another application owns on the client's display, the client asks it for.
     private func targets(_ raw: String, _ client: Client) {
         guard let name = validName(raw, client) else { return }
-        guard let (reading, ownDisplay) = readingSide(client, display: client.display ?? "") else {
+        guard let (side, ownDisplay) = readingSide(client, display: client.display ?? "") else {
             client.send(.error(code: .notFound, message: "pasteboardd serves another X display"))
             return
         }
-        // A shared pasteboard is served on the first display (every other serves it on its behalf); PRIMARY, each
-        // display's own, on the client's.
-        let side = bridge.isShared(name) ? sides[0] : reading
         guard let served = side.service.boards.board(named: name)?.served ?? (ownDisplay ? nil : side.foreignView(of: name, table: table)) else {
             client.send(Self.notHeld(name))
             return

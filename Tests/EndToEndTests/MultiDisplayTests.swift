@@ -148,6 +148,9 @@ final class MultiDisplayTests: DesktopTestCase {
         XCTAssertEqual(pasted.text, "xclip on A", pasted.stderr)
         let types = try nowhere.run(desktop.pb, ["types"])
         XCTAssertTrue(types.text.split(separator: "\n").contains("UTF8_STRING"), types.text + types.stderr)
+        // On a display served, pb types is that display's TARGETS: xclip's own list on A, the daemon's on B.
+        XCTAssertEqual(try on(a).run(desktop.pb, ["types"]).text, "TARGETS\nUTF8_STRING\n", "xclip's own list")
+        XCTAssertEqual(try on(b).run(desktop.pb, ["types"]).text, try xclipOut(on: b, "TARGETS").text)
         let copied = try nowhere.run(desktop.pb, ["copy", "-p", "primary with no display"])
         XCTAssertEqual(copied.status, 0, copied.stderr)
         XCTAssertEqual(try nowhere.run(desktop.pb, ["paste", "-p"]).text, "primary with no display")
