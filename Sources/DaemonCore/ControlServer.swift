@@ -108,16 +108,24 @@ final class ControlServer {
     /// (only) while an answer is being written, nothing while a request is being answered, readable
     /// otherwise (hang-ups and errors are reported whatever is asked).
     func pollRequests(now: MonotonicInstant) -> [(PollRequest, ClientID?)] {
-        var result: [(PollRequest, ClientID?)] = []
+        var requests: [PollRequest] = [], clients: [ClientID?] = []
+        appendPollRequests(to: &requests, clients: &clients, now: now)
+        return Array(zip(requests, clients))
+    }
+
+    /// `pollRequests(now:)` appended to `requests`, the client each is for (nil: the listener) to `clients`: the
+    /// loop keeps both arrays from turn to turn.
+    func appendPollRequests(to requests: inout [PollRequest], clients ids: inout [ClientID?], now: MonotonicInstant) {
         if let until = acceptPausedUntil, now < until {} else {
             acceptPausedUntil = nil
-            result.append((PollRequest(listener.fileDescriptor, .readable), nil))
+            requests.append(PollRequest(listener.fileDescriptor, .readable))
+            ids.append(nil)
         }
         for client in clients.values {
             let events: PollEvents = client.hasOutput ? .writable : client.answering ? [] : .readable
-            result.append((PollRequest(client.fd, events), client.id))
+            requests.append(PollRequest(client.fd, events))
+            ids.append(client.id)
         }
-        return result
     }
 
     /// Accepts every waiting connection, refusing other users and connections past the cap. When

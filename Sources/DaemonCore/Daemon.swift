@@ -25,6 +25,11 @@ public final class Daemon {
     private var stopping = false
     /// When the next WATCHDOG=1 is due (half of systemd's WatchdogSec), if systemd asked for them.
     private var watchdogDue: MonotonicInstant?
+    /// The loop's poll list and the owners of its parts, kept from turn to turn (`loop`).
+    private var polls: [PollRequest] = []
+    private var pollServers: [ControlServer] = []
+    private var pollClients: [ClientID?] = []
+    private var pollPeers: [PeerEndpoint] = []
     private var configuration: DaemonConfiguration
 
     public init(options: DaemonOptions, environment: [String: String], configuration: DaemonConfiguration = DaemonConfiguration()) {
@@ -362,33 +367,50 @@ public final class Daemon {
                 try? notifier.watchdog()
                 watchdogDue = notifier.watchdogInterval.map { now + $0 / 2 }
             }
-            let deadline = ([engine.nextDeadline, watchdogDue] + servers.map(\.nextDeadline)).compactMap { $0 }.min()
+            var earliest = Earliest()
+            earliest.add(engine.nextDeadline)
+            earliest.add(watchdogDue)
+            for server in servers { earliest.add(server.nextDeadline) }
+            let deadline = earliest.value
             // XPending also sends what timers queued (a takeover). With X events still waiting, or clients
             // answered with requests waiting behind the answer, look at the sockets without blocking and
             // come back to them at once.
-            let displayPolls = Self.pollRequests(of: engine.sides)
             let xBusy = engine.sides.contains { $0.x.eventsWaiting() > 0 } || servers.contains(where: \.hasAnsweredClients)
 
-            let clientPolls = servers.flatMap { server in server.pollRequests(now: clock.now()).map { (server, $0.0, $0.1) } }
-            let waylandPolls = engine.waylandPollRequests
-            let peerPolls = engine.peers.pollRequests
-            let fixed = [PollRequest(signals.fileDescriptor, .readable), PollRequest(engine.conversionsDescriptor, .readable),
-                         PollRequest(engine.writesDescriptor ?? FileDescriptor(rawValue: -1), .readable)]
-            let requests = fixed + displayPolls + clientPolls.map(\.1) + peerPolls.map(\.0) + waylandPolls
+            // What this turn polls, in one array kept from turn to turn (as are the owners of its parts): the
+            // signals, the conversions and the writer; each display; the control clients; the peers; the seat.
+            polls.removeAll(keepingCapacity: true)
+            polls.append(PollRequest(signals.fileDescriptor, .readable))
+            polls.append(PollRequest(engine.conversionsDescriptor, .readable))
+            polls.append(PollRequest(engine.writesDescriptor ?? FileDescriptor(rawValue: -1), .readable))
+            let displaysStart = polls.count
+            for side in engine.sides { polls.append(PollRequest(FileDescriptor(rawValue: side.x.pollDescriptor ?? -1), .readable)) }
+            let clientsStart = polls.count
+            pollClients.removeAll(keepingCapacity: true)
+            pollServers.removeAll(keepingCapacity: true)
+            for server in servers {
+                let before = polls.count
+                server.appendPollRequests(to: &polls, clients: &pollClients, now: clock.now())
+                for _ in before..<polls.count { pollServers.append(server) }
+            }
+            let peersStart = polls.count
+            pollPeers.removeAll(keepingCapacity: true)
+            engine.peers.appendPollRequests(to: &polls, endpoints: &pollPeers)
+            let waylandStart = polls.count
+            engine.appendWaylandPollRequests(to: &polls)
             let ready: [PollEvents]
             do {
-                ready = try Poller.wait(requests, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
+                ready = try Poller.wait(polls, timeoutMilliseconds: xBusy ? 0 : deadline.map { clock.now().millisecondsUntil($0) })
             } catch {
                 log.error("poll failed: \(error)")
                 return 1
             }
-            Self.noteReadable(engine.sides, ready[fixed.count...])
+            Self.noteReadable(engine.sides, ready[displaysStart..<clientsStart])
             if !ready[0].isEmpty { handleSignals() }
             if !ready[1].isEmpty { engine.conversionsFinished() }
             if !ready[2].isEmpty || engine.writesDescriptor == nil { engine.writesFinished() }
-            let clientsStart = fixed.count + displayPolls.count
-            if !waylandPolls.isEmpty {
-                let waylandReady = Array(ready.suffix(waylandPolls.count))
+            if waylandStart < polls.count {
+                let waylandReady = ready[waylandStart...]
                 // What the X servers sent before the compositor's events is handled first: the compositor's bridge
                 // carries an X copy to the seat only after that copy's owner change reached every X client, so a
                 // seat offer is judged knowing it (`WaylandSeatEndpoint`, the bridge's source).
@@ -398,11 +420,12 @@ public final class Daemon {
                     for side in engine.sides where side.id == engine.wayland?.relayDisplay?.id { side.x.socketIsReadable() }
                     handleXEvents()
                 }
-                engine.handleWayland(waylandReady, for: waylandPolls)
+                engine.handleWayland(waylandReady, for: polls[waylandStart...])
             }
-            for (index, (server, _, client)) in clientPolls.enumerated() where !ready[index + clientsStart].isEmpty {
-                let events = ready[index + clientsStart]
-                guard let client else { server.acceptPending(now: clock.now()); continue }
+            for index in clientsStart..<peersStart where !ready[index].isEmpty {
+                let events = ready[index]
+                let server = pollServers[index - clientsStart]
+                guard let client = pollClients[index - clientsStart] else { server.acceptPending(now: clock.now()); continue }
                 if events.contains(.writable) { server.flush(client) }
                 if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
                     server.receive(from: client, now: clock.now())
@@ -410,9 +433,8 @@ public final class Daemon {
                 // Requests already received wait while an answer is pending; the writable event resumes them.
                 while let request = server.nextRequest(from: client) { engine.handle(request, from: context(client, of: server)) }
             }
-            let peersStart = clientsStart + clientPolls.count
-            for (index, (_, endpoint)) in peerPolls.enumerated() where !ready[index + peersStart].isEmpty {
-                engine.peers.handle(ready[index + peersStart], for: endpoint)
+            for index in peersStart..<waylandStart where !ready[index].isEmpty {
+                engine.peers.handle(ready[index], for: pollPeers[index - peersStart])
             }
         }
         return 0

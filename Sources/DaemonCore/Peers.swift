@@ -258,9 +258,20 @@ final class Peers {
 
     /// Every open connection's descriptor: readable, and writable while output waits.
     var pollRequests: [(PollRequest, PeerEndpoint)] {
-        (entries.compactMap(\.endpoint) + accepted).map {
-            (PollRequest($0.connection.fd, $0.connection.hasOutput ? [.readable, .writable] : .readable), $0)
+        var requests: [PollRequest] = [], endpoints: [PeerEndpoint] = []
+        appendPollRequests(to: &requests, endpoints: &endpoints)
+        return Array(zip(requests, endpoints))
+    }
+
+    /// `pollRequests` appended to `requests`, the endpoint each is for to `endpoints` (the loop keeps both arrays
+    /// from turn to turn).
+    func appendPollRequests(to requests: inout [PollRequest], endpoints: inout [PeerEndpoint]) {
+        func add(_ endpoint: PeerEndpoint) {
+            requests.append(PollRequest(endpoint.connection.fd, endpoint.connection.hasOutput ? [.readable, .writable] : .readable))
+            endpoints.append(endpoint)
         }
+        for entry in entries { if let endpoint = entry.endpoint { add(endpoint) } }
+        for endpoint in accepted { add(endpoint) }
     }
 
     func handle(_ events: PollEvents, for endpoint: PeerEndpoint) {

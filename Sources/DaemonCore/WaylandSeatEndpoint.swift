@@ -222,14 +222,20 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     /// What to poll: the connection (readable; writable while requests wait), the pipes being read and written.
     var pollRequests: [PollRequest] {
-        var requests = [PollRequest(FileDescriptor(rawValue: connection.descriptor), flushPending ? [.readable, .writable] : .readable)]
-        requests += reads.keys.sorted { $0.rawValue < $1.rawValue }.map { PollRequest($0, .readable) }
-        requests += writes.keys.sorted { $0.rawValue < $1.rawValue }.map { PollRequest($0, .writable) }
+        var requests: [PollRequest] = []
+        appendPollRequests(to: &requests)
         return requests
     }
 
+    /// `pollRequests` appended to `requests` (the loop keeps its array from turn to turn).
+    func appendPollRequests(to requests: inout [PollRequest]) {
+        requests.append(PollRequest(FileDescriptor(rawValue: connection.descriptor), flushPending ? [.readable, .writable] : .readable))
+        if !reads.isEmpty { requests += reads.keys.sorted { $0.rawValue < $1.rawValue }.map { PollRequest($0, .readable) } }
+        if !writes.isEmpty { requests += writes.keys.sorted { $0.rawValue < $1.rawValue }.map { PollRequest($0, .writable) } }
+    }
+
     /// Handles what `poll` reported for `pollRequests` (in their order). Throws when the compositor is gone.
-    func handle(_ ready: [PollEvents], for requests: [PollRequest]) throws(WaylandConnection.ConnectionError) {
+    func handle(_ ready: ArraySlice<PollEvents>, for requests: ArraySlice<PollRequest>) throws(WaylandConnection.ConnectionError) {
         for (request, events) in zip(requests, ready) where !events.isEmpty {
             if request.fileDescriptor.rawValue == connection.descriptor {
                 if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
