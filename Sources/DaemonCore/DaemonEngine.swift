@@ -660,9 +660,9 @@ public final class DaemonEngine {
             guard let session else { return completion(.failed("the application that copied \(name) is gone")) }
             session.fetch(type, completion: completion)
         }
+        guard let side = side(for: name, client) else { return }
         providers[client.id] = session
         let ownership = SelectionService.Ownership(content: content, remote: remote, pasteOnce: options.contains(.pasteOnce))
-        guard let side = side(for: name, client) else { return }
         side.service.own(name, ownership) { [weak self] result in
             if case .success(let count) = result { session.count = count } else { self?.providers[client.id] = nil }
             client.send(Self.response(result, name))

@@ -250,6 +250,15 @@ final class DisplaysTests: XCTestCase {
             XCTAssertTrue(message.contains(refusal), message)
         }
         XCTAssertFalse(h.daemonOwns("PRIMARY"), "A's PRIMARY is not :42's")
+        // A lazy provider of :42's PRIMARY likewise; its connection may still provide CLIPBOARD (nothing was left of it).
+        answers = []
+        h.engine.handle(.setItemProviders(pasteboard: "PRIMARY", types: [["UTF8_STRING"]], options: []), from: elsewhere)
+        h.settle()
+        guard case .error(.notFound, _)? = answers.first else { return XCTFail("\(answers)") }
+        answers = []
+        h.engine.handle(.setItemProviders(pasteboard: "CLIPBOARD", types: [["UTF8_STRING"]], options: []), from: elsewhere)
+        h.settle()
+        guard case .changeCount? = answers.first else { return XCTFail("a refused provider leaves nothing behind: \(answers)") }
 
         answers = []
         h.engine.handle(.setItems(pasteboard: "PRIMARY", items: [item], options: []), from: nowhere)
