@@ -51,8 +51,9 @@ public final class XConnection: XDisplay {
     public init(displayName: String? = nil) throws(XConnectionError) {
         let opened: OpaquePointer? = displayName.map { XOpenDisplay($0) } ?? XOpenDisplay(nil)
         guard let display = opened else {
-            // XDisplayName: the name XOpenDisplay tried ($DISPLAY when none was given), "" if none.
-            throw .cannotOpenDisplay(XDisplayName(displayName).map { String(cString: $0) } ?? "")
+            // The name XOpenDisplay tried: the one given, else $DISPLAY (XDisplayName(NULL)), "" if none. Never
+            // XDisplayName of the name given: it returns its argument, here a temporary C string freed by then.
+            throw .cannotOpenDisplay(displayName ?? XDisplayName(nil).map { String(cString: $0) } ?? "")
         }
         guard pbx_install_handlers(display) != 0 else {
             XCloseDisplay(display)

@@ -20,6 +20,15 @@ final class XConnectionTests: XCTestCase {
         xvfb?.stop()
     }
 
+    /// A display that cannot be opened is named in the error as it was given.
+    func testADisplayThatCannotBeOpenedIsNamedAsGiven() throws {
+        for name in [":4242", ":4242.0", "unix:4243"] {
+            XCTAssertThrowsError(try XConnection(displayName: name)) { error in
+                XCTAssertEqual("\(error)", "cannot open X display \(name)")
+            }
+        }
+    }
+
     func testEventsWaitingFindsEventsTheSocketOrARoundTripBrought() throws {
         let watcher = try XConnection(displayName: xvfb.display)
         let other = try XConnection(displayName: xvfb.display)
