@@ -156,7 +156,11 @@ public final class Pasteboard {
             // No display here (a forwarded socket, or none at all): the daemon counts. Asked before `isForwarded`,
             // which looks through /tmp for a session's socket, a look the connection makes again.
             if (environment["DISPLAY"] ?? "").isEmpty || isForwarded { return try changeCount }
-            let (reader, _) = try x()
+            let reader: SelectionReader
+            do throws(PasteboardError) { (reader, _) = try x() } catch .display(let why) {
+                // A stale DISPLAY (`withoutStaleDisplay`): the daemon counts, as for a client with none.
+                do { return try changeCount } catch .daemonNotRunning { throw .display(why) }
+            }
             let property = reader.x.intern(PasteboardName.changeCountPropertyPrefix + name.rawValue)
             let read = reader.x.getProperty(reader.x.root, property, delete: false, maximumBytes: 8)
             guard let value = read.value, value.type == reader.x.atoms.cardinal, let count = value.atoms.first else {
@@ -304,7 +308,11 @@ public final class Pasteboard {
             if let seat = try wayland() {
                 return try seat.types(primary: name == .primary, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
             }
-            let (reader, selection) = try x()
+            let reader: SelectionReader, selection: Atom
+            do throws(PasteboardError) { (reader, selection) = try x() } catch .display(let why) {
+                guard let board = withoutStaleDisplay() else { throw .display(why) }
+                do { return try board.targets } catch .display { throw .display(why) }
+            }
             do {
                 return try reader.targets(selection, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
             } catch {
@@ -367,9 +375,28 @@ public final class Pasteboard {
         case .notHeld: break
         }
         let representation: Representation
-        if let seat = try wayland() { representation = try readThroughWayland(type, seat: seat) } else { representation = try readThroughX(type) }
+        if let seat = try wayland() { representation = try readThroughWayland(type, seat: seat) } else {
+            do throws(PasteboardError) { representation = try readThroughX(type) } catch .display(let why) {
+                guard let board = withoutStaleDisplay() else { throw .display(why) }
+                do { return try board.paste(type, into: sink) } catch .display { throw .display(why) }
+            }
+        }
         guard sink(representation.data[...]) else { throw .refused("the paste was stopped") }
         return representation.type
+    }
+
+    /// This pasteboard for a client with no X display, when `DISPLAY` names one that cannot be opened (a stale
+    /// `DISPLAY` in a terminal multiplexer's session, the X session it was started in gone): the daemon answers it
+    /// as it answers a client with none, from what it holds or another application offers on a display it serves.
+    /// Nil when there is no `DISPLAY` to leave out, or a forward answers instead.
+    private func withoutStaleDisplay() -> Pasteboard? {
+        guard !(environment["DISPLAY"] ?? "").isEmpty, !isForwarded else { return nil }
+        var environment = self.environment
+        environment["DISPLAY"] = nil
+        let board = Pasteboard(name: name, environment: environment, table: table)
+        board.timeoutMilliseconds = timeoutMilliseconds
+        board.progress = progress
+        return board
     }
 
     /// The files a file manager put on the pasteboard (`x-special/gnome-copied-files`, or a URI list with

@@ -64,6 +64,29 @@ final class DirectPasteTests: DesktopTestCase {
         XCTAssertEqual(result.text, "")
     }
 
+    /// A `DISPLAY` that names no X server (a terminal multiplexer's session kept from an X session since gone) is as
+    /// none: pb pastes, lists and counts through the daemon — what it holds, and another application's copy on the
+    /// display it serves — where it said it cannot open the display.
+    func testADisplayThatCannotBeOpenedIsAsNone() throws {
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X4242"), "no X server on :4242")
+        try pb("copy", input: [UInt8]("held, pasted through a stale DISPLAY"))
+        var environment = desktop.environment
+        environment["DISPLAY"] = ":4242"
+        let stale = Runner(environment: environment)
+        let pasted = try stale.run(desktop.pb, ["paste"])
+        XCTAssertEqual(pasted.text, "held, pasted through a stale DISPLAY", pasted.stderr)
+        XCTAssertTrue(try stale.run(desktop.pb, ["types"]).text.split(separator: "\n").contains("UTF8_STRING"))
+        let before = try count()
+        XCTAssertEqual(try stale.run(desktop.pb, ["count"]).text, "\(before)\n")
+        let owner = try startTestOwner(targets: [("UTF8_STRING", [UInt8]("another application's"))])
+        defer { owner.exit() }
+        try waitUntil(5, "the daemon saw the new owner") { try count() > before }
+        let theirs = try stale.run(desktop.pb, ["paste"])
+        XCTAssertEqual(theirs.text, "another application's", theirs.stderr)
+        let nothing = try Runner(environment: environment).run(desktop.pb, ["paste", "-P", "never.copied.here"])
+        XCTAssertTrue(nothing.stderr.contains(":4242"), "what pb cannot answer still names the display: \(nothing.stderr)")
+    }
+
     func testAReaderThatStopsEarlyEndsThePaste() throws {
         let file = desktop.home + "/big.bin"
         try Data(count: 8 << 20).write(to: URL(fileURLWithPath: file))
