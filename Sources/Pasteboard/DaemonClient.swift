@@ -317,9 +317,9 @@ extension DaemonClient {
     /// socket there is no display of the client's own: whatever the daemon answers is the answer (`.refused`
     /// for an error, a forward that does not answer included), never `.notHeld`.
     /// `.notHeld` whenever the daemon cannot answer this way and nothing reached the sink — not running, not
-    /// serving (it could not start: the X selection is read all the same, as with no daemon), serving another
-    /// display, another application owns the pasteboard, an older daemon — and the caller
-    /// asks the owner through X; `.refused` when the daemon holds the pasteboard and said why it cannot
+    /// serving (it could not start: the X selection is read all the same, as with no daemon), an older daemon —
+    /// and `.absent` when it answered that it does not hold the pasteboard (another application owns it, or
+    /// nobody, or the daemon serves another display): either way the caller asks the owner through X; `.refused` when the daemon holds the pasteboard and said why it cannot
     /// give the type (nothing converts to it, the conversion failed or took too long); `.failed` only once
     /// data began.
     static func pasteHeld(pasteboard: String, types: [String], environment: [String: String],
@@ -343,6 +343,7 @@ extension DaemonClient {
             if begun { return .failed(error) }
             if client.endpoint.isForwarded { return .refused(error) }
             if case .daemon(let code, _) = error, code != .notFound, code != .badRequest { return .refused(error) }
+            if case .daemon(.notFound, _) = error { return .absent }
             return .notHeld
         }
     }
@@ -350,8 +351,11 @@ extension DaemonClient {
 
 /// How a paste offered to pasteboardd first went (`DaemonClient.pasteHeld`).
 enum HeldPaste: Equatable, Sendable {
-    /// The daemon does not hold the pasteboard (or cannot answer this way); nothing reached the sink.
+    /// The daemon cannot answer this way (not running, an older daemon); nothing reached the sink.
     case notHeld
+    /// The daemon answered that it does not hold the pasteboard (another application owns it on the client's
+    /// display, or nobody; or the client's display is not one it serves); nothing reached the sink.
+    case absent
     /// Every byte of `type` went to the sink.
     case pasted(type: String)
     /// The sink returned false.

@@ -300,7 +300,8 @@ public final class Pasteboard {
                     guard case .targets(let names) = try request(.targets(pasteboard: name.rawValue)) else { throw .refused("unexpected answer") }
                     return names.map(PasteboardType.init(rawValue:))
                 } catch .notHeld where !isForwarded {
-                    if daemonOnly { throw .empty }
+                    // Nothing else to read: named pasteboards on Wayland alone, or no X display at all.
+                    if daemonOnly || (direct == .x && (environment["DISPLAY"] ?? "").isEmpty) { throw .empty }
                 } catch .daemonNotRunning where direct == .x && !isForwarded {
                     // No daemon: the owner is asked on X.
                 }
@@ -372,11 +373,13 @@ public final class Pasteboard {
         case .failed(let error): throw .refused("the paste from pasteboardd broke off: \(error)")
         case .refused(.daemon(.typeNotOffered, _)): throw .typeNotPresent(type)
         case .refused(let error): throw PasteboardError.translate(error)
-        case .notHeld: break
+        case .notHeld, .absent: break
         }
         let representation: Representation
         if let seat = try wayland() { representation = try readThroughWayland(type, seat: seat) } else {
             do throws(PasteboardError) { representation = try readThroughX(type) } catch .display(let why) {
+                // No X display to read: what the daemon answered a client with none is all there is.
+                if outcome == .absent, (environment["DISPLAY"] ?? "").isEmpty { throw .empty }
                 guard let board = withoutStaleDisplay() else { throw .display(why) }
                 do { return try board.paste(type, into: sink) } catch .display { throw .display(why) }
             }

@@ -66,7 +66,8 @@ final class DirectPasteTests: DesktopTestCase {
 
     /// A `DISPLAY` that names no X server (a terminal multiplexer's session kept from an X session since gone) is as
     /// none: pb pastes, lists and counts through the daemon — what it holds, and another application's copy on the
-    /// display it serves — where it said it cannot open the display.
+    /// display it serves — where it said it cannot open the display; what the daemon does not hold is empty (status
+    /// 2), as with no `DISPLAY`; with no daemon to ask, the display is named.
     func testADisplayThatCannotBeOpenedIsAsNone() throws {
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X4242"), "no X server on :4242")
         try pb("copy", input: [UInt8]("held, pasted through a stale DISPLAY"))
@@ -83,8 +84,16 @@ final class DirectPasteTests: DesktopTestCase {
         try waitUntil(5, "the daemon saw the new owner") { try count() > before }
         let theirs = try stale.run(desktop.pb, ["paste"])
         XCTAssertEqual(theirs.text, "another application's", theirs.stderr)
-        let nothing = try Runner(environment: environment).run(desktop.pb, ["paste", "-P", "never.copied.here"])
-        XCTAssertTrue(nothing.stderr.contains(":4242"), "what pb cannot answer still names the display: \(nothing.stderr)")
+        let nothing = try stale.run(desktop.pb, ["paste", "-P", "never.copied.here"])
+        XCTAssertEqual(nothing.status, 2, "the daemon holds nothing of it, and there is no display to read: empty (\(nothing.stderr))")
+        var none = desktop.environment
+        none["DISPLAY"] = nil
+        XCTAssertEqual(try Runner(environment: none).run(desktop.pb, ["paste", "-P", "never.copied.here"]).status, 2, "with no DISPLAY too")
+        XCTAssertEqual(try Runner(environment: none).run(desktop.pb, ["types", "-P", "never.copied.here"]).status, 2, "and its types")
+        none["XDG_RUNTIME_DIR"] = desktop.home + "/no-daemon-here"
+        environment["XDG_RUNTIME_DIR"] = none["XDG_RUNTIME_DIR"]
+        let unreachable = try Runner(environment: environment).run(desktop.pb, ["paste"])
+        XCTAssertTrue(unreachable.stderr.contains(":4242"), "with no daemon to ask, the display is named: \(unreachable.stderr)")
     }
 
     func testAReaderThatStopsEarlyEndsThePaste() throws {
