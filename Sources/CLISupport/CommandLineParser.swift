@@ -358,7 +358,10 @@ public enum CommandLineParser {
         func display() throws(UsageError) -> String {
             guard operands.count == 1 else { throw UsageError("displays \(action) takes one DISPLAY", command: "displays") }
             guard DisplayName(operands[0]) != nil else {
-                throw UsageError("'\(operands[0])' is not an X display name (as in $DISPLAY: :1, host:0.0)", command: "displays")
+                // A Wayland seat's name (no colon) is listed too, but served for the daemon's life.
+                let seat = action == "remove" && !operands[0].contains(":")
+                    ? "; a Wayland seat is served while pasteboardd runs (pasteboardd --no-wayland leaves it out)" : ""
+                throw UsageError("'\(operands[0])' is not an X display name (as in $DISPLAY: :1, host:0.0)\(seat)", command: "displays")
             }
             return operands[0]
         }

@@ -118,6 +118,16 @@ final class CopyCommandTests: XCTestCase {
         assertUsageError(["peer", "join", "x"], mentions: ["list, add, remove"])
     }
 
+    func testDisplaysListAddRemove() throws {
+        XCTAssertEqual(try parse(["displays"]), .displays(.list))
+        XCTAssertEqual(try parse(["displays", "add", ":3"]), .displays(.add(":3")))
+        XCTAssertEqual(try parse(["displays", "remove", "host:0.0"]), .displays(.remove("host:0.0")))
+        assertUsageError(["displays", "add", "nowhere"], mentions: ["not an X display name"])
+        // The seat is listed by its socket's name: removing it says why it cannot be.
+        assertUsageError(["displays", "remove", "wayland-1"], mentions: ["not an X display name", "--no-wayland"])
+        assertUsageError(["displays", "remove", "/run/user/1000/wayland-1"], mentions: ["--no-wayland"])
+    }
+
     func testPlainCopyReadsTextFromStandardInputOnClipboard() throws {
         let request = try copy([])
         XCTAssertEqual(request.pasteboard, .general)
