@@ -165,10 +165,27 @@ public final class Pasteboard {
             let read = reader.x.getProperty(reader.x.root, property, delete: false, maximumBytes: 8)
             guard let value = read.value, value.type == reader.x.atoms.cardinal, let count = value.atoms.first else {
                 if case .wayland = DirectDisplay.choose(environment, pasteboard: name) { return try changeCount }
-                throw .daemonNotRunning("no changeCount is published for \(name): is pasteboardd running on this display?")
+                return try countNotPublished()
             }
             return UInt64(count.rawValue)
         }
+    }
+
+    /// Where this X display shows no count of the pasteboard: the daemon's count when it serves the display (a
+    /// named pasteboard nothing wrote yet counts 0), else why there is none — pasteboardd not running, or serving
+    /// other displays than this one, whose own selections nobody counts.
+    private func countNotPublished() throws(PasteboardError) -> UInt64 {
+        let display = environment["DISPLAY"] ?? ""
+        let served: [(name: String, state: String)]
+        do { served = try PasteboardDaemon(environment: environment).displays() } catch .daemonNotRunning {
+            throw .daemonNotRunning("no changeCount is published for \(name): pasteboardd is not running")
+        }
+        guard served.contains(where: { DisplayName.sameServer($0.name, display) }) else {
+            let others = served.map(\.name).joined(separator: ", ")
+            throw .daemonNotRunning("no changeCount is published for \(name) on \(display): pasteboardd serves "
+                                    + (others.isEmpty ? "no X display" : others) + " ('pb displays add \(display)' adds it)")
+        }
+        return try changeCount
     }
 
     /// Blocks until the pasteboard changes (no polling: pasteboardd pushes the event), or the timeout.

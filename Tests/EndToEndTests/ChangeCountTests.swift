@@ -50,4 +50,23 @@ final class ChangeCountTests: DesktopTestCase {
         XCTAssertEqual(xprop.text.trimmingCharacters(in: .whitespacesAndNewlines),
                        "_PASTEBOARD_CHANGE_COUNT_CLIPBOARD(CARDINAL) = \(expected)")
     }
+
+    /// Where the display shows no count: a named pasteboard nothing wrote yet counts 0 (the daemon is asked; it said
+    /// "is pasteboardd running on this display?" while it ran); a display the daemon does not serve says which it
+    /// serves and how to add it; with no daemon, that it is not running.
+    func testACountNotPublishedIsTheDaemonsOrSaysWhyThereIsNone() throws {
+        XCTAssertEqual(try pb("count", "-P", "never.written.here").text, "0\n")
+        let other = try Xvfb()
+        defer { other.stop() }
+        var elsewhere = desktop.environment
+        elsewhere["DISPLAY"] = other.display
+        let unserved = try Runner(environment: elsewhere).run(desktop.pb, ["count"])
+        XCTAssertNotEqual(unserved.status, 0)
+        XCTAssertTrue(unserved.stderr.contains("pasteboardd serves \(desktop.xvfb.display)")
+                      && unserved.stderr.contains("pb displays add \(other.display)"), unserved.stderr)
+        elsewhere["DISPLAY"] = desktop.xvfb.display
+        elsewhere["XDG_RUNTIME_DIR"] = desktop.home + "/no-daemon-here"
+        let none = try Runner(environment: elsewhere).run(desktop.pb, ["count", "-P", "never.written.here"])
+        XCTAssertTrue(none.stderr.contains("pasteboardd is not running"), none.stderr)
+    }
 }
