@@ -158,7 +158,7 @@ public final class Pasteboard {
             if (environment["DISPLAY"] ?? "").isEmpty || isForwarded { return try changeCount }
             let reader: SelectionReader
             do throws(PasteboardError) { (reader, _) = try x() } catch .display(let why) {
-                // A stale DISPLAY (`withoutStaleDisplay`): the daemon counts, as for a client with none.
+                // A stale DISPLAY: the daemon counts; with no daemon either, the display that cannot be opened is the answer.
                 do { return try changeCount } catch .daemonNotRunning { throw .display(why) }
             }
             let property = reader.x.intern(PasteboardName.changeCountPropertyPrefix + name.rawValue)
@@ -328,8 +328,7 @@ public final class Pasteboard {
             }
             let reader: SelectionReader, selection: Atom
             do throws(PasteboardError) { (reader, selection) = try x() } catch .display(let why) {
-                guard let board = withoutStaleDisplay() else { throw .display(why) }
-                do { return try board.targets } catch .display { throw .display(why) }
+                return try withoutStaleDisplay(after: why) { board throws(PasteboardError) in try board.targets }
             }
             do {
                 return try reader.targets(selection, timeoutMilliseconds: timeoutMilliseconds).map(PasteboardType.init(rawValue:))
@@ -397,26 +396,27 @@ public final class Pasteboard {
             do throws(PasteboardError) { representation = try readThroughX(type) } catch .display(let why) {
                 // No X display to read: what the daemon answered a client with none is all there is.
                 if outcome == .absent, (environment["DISPLAY"] ?? "").isEmpty { throw .empty }
-                guard let board = withoutStaleDisplay() else { throw .display(why) }
-                do { return try board.paste(type, into: sink) } catch .display { throw .display(why) }
+                return try withoutStaleDisplay(after: why) { board throws(PasteboardError) in try board.paste(type, into: sink) }
             }
         }
         guard sink(representation.data[...]) else { throw .refused("the paste was stopped") }
         return representation.type
     }
 
-    /// This pasteboard for a client with no X display, when `DISPLAY` names one that cannot be opened (a stale
-    /// `DISPLAY` in a terminal multiplexer's session, the X session it was started in gone): the daemon answers it
-    /// as it answers a client with none, from what it holds or another application offers on a display it serves.
-    /// Nil when there is no `DISPLAY` to leave out, or a forward answers instead.
-    private func withoutStaleDisplay() -> Pasteboard? {
-        guard !(environment["DISPLAY"] ?? "").isEmpty, !isForwarded else { return nil }
+    /// `body` asked of this pasteboard for a client with no X display, after reading X failed with `why` because
+    /// `DISPLAY` names a display that cannot be opened (a stale `DISPLAY` in a terminal multiplexer's session, the X
+    /// session it was started in gone): the daemon answers it as it answers a client with none, from what it holds or
+    /// another application offers on a display it serves. What that cannot answer either — no `DISPLAY` to leave out,
+    /// a forward answering instead, nothing to read without a display — still says `why`.
+    private func withoutStaleDisplay<Value>(after why: String,
+                                            _ body: (Pasteboard) throws(PasteboardError) -> Value) throws(PasteboardError) -> Value {
+        guard !(environment["DISPLAY"] ?? "").isEmpty, !isForwarded else { throw .display(why) }
         var environment = self.environment
         environment["DISPLAY"] = nil
         let board = Pasteboard(name: name, environment: environment, table: table)
         board.timeoutMilliseconds = timeoutMilliseconds
         board.progress = progress
-        return board
+        do { return try body(board) } catch .display { throw .display(why) }
     }
 
     /// The files a file manager put on the pasteboard (`x-special/gnome-copied-files`, or a URI list with
