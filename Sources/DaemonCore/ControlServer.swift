@@ -106,15 +106,8 @@ final class ControlServer {
 
     /// The descriptors to poll: the listener (unless accepting is paused), then each client: writable
     /// (only) while an answer is being written, nothing while a request is being answered, readable
-    /// otherwise (hang-ups and errors are reported whatever is asked).
-    func pollRequests(now: MonotonicInstant) -> [(PollRequest, ClientID?)] {
-        var requests: [PollRequest] = [], clients: [ClientID?] = []
-        appendPollRequests(to: &requests, clients: &clients, now: now)
-        return Array(zip(requests, clients))
-    }
-
-    /// `pollRequests(now:)` appended to `requests`, the client each is for (nil: the listener) to `clients`: the
-    /// loop keeps both arrays from turn to turn.
+    /// otherwise (hang-ups and errors are reported whatever is asked). Appended to `requests`, the client each is
+    /// for (nil: the listener) to `ids`: the loop keeps both arrays from turn to turn.
     func appendPollRequests(to requests: inout [PollRequest], clients ids: inout [ClientID?], now: MonotonicInstant) {
         if let until = acceptPausedUntil, now < until {} else {
             acceptPausedUntil = nil

@@ -470,7 +470,7 @@ public final class Daemon {
         sides.map { PollRequest(FileDescriptor(rawValue: $0.x.pollDescriptor ?? -1), .readable) }
     }
 
-    /// Tells each display whose poll (`pollRequests`'s, in `ready`) found bytes to read that its socket is readable.
+    /// Tells each display whose poll (one request each, in the order of `sides`, in `ready`) found bytes to read that its socket is readable.
     private static func noteReadable(_ sides: [XDisplayEndpoint], _ ready: ArraySlice<PollEvents>) {
         for (side, events) in zip(sides, ready) where !events.isEmpty { side.x.socketIsReadable() }
     }

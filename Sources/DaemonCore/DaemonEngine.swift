@@ -232,13 +232,10 @@ public final class DaemonEngine {
         }
     }
 
-    /// What the loop polls for the Wayland seat.
-    public var waylandPollRequests: [PollRequest] { wayland?.pollRequests ?? [] }
-
-    /// `waylandPollRequests` appended to `requests` (the loop keeps its array from turn to turn).
+    /// What the loop polls for the Wayland seat, appended to `requests` (the loop keeps its array from turn to turn).
     func appendWaylandPollRequests(to requests: inout [PollRequest]) { wayland?.appendPollRequests(to: &requests) }
 
-    /// Hands the Wayland seat what `poll` reported for `waylandPollRequests`; a compositor gone is let go (the X
+    /// Hands the Wayland seat what `poll` reported for `appendWaylandPollRequests`'s requests; a compositor gone is let go (the X
     /// displays are served on; what the seat offered is withdrawn elsewhere).
     public func handleWayland(_ ready: ArraySlice<PollEvents>, for requests: ArraySlice<PollRequest>) {
         guard let endpoint = wayland else { return }

@@ -263,8 +263,8 @@ final class Peers {
         return Array(zip(requests, endpoints))
     }
 
-    /// `pollRequests` appended to `requests`, the endpoint each is for to `endpoints` (the loop keeps both arrays
-    /// from turn to turn).
+    /// The same appended to `requests`, the endpoint each is for to `endpoints` (the loop keeps both arrays from turn
+    /// to turn).
     func appendPollRequests(to requests: inout [PollRequest], endpoints: inout [PeerEndpoint]) {
         func add(_ endpoint: PeerEndpoint) {
             requests.append(PollRequest(endpoint.connection.fd, endpoint.connection.hasOutput ? [.readable, .writable] : .readable))

@@ -220,21 +220,15 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
 
     // MARK: - The loop's side
 
-    /// What to poll: the connection (readable; writable while requests wait), the pipes being read and written.
-    var pollRequests: [PollRequest] {
-        var requests: [PollRequest] = []
-        appendPollRequests(to: &requests)
-        return requests
-    }
-
-    /// `pollRequests` appended to `requests` (the loop keeps its array from turn to turn).
+    /// What to poll, appended to `requests` (the loop keeps its array from turn to turn): the connection (readable;
+    /// writable while requests wait), the pipes being read and written.
     func appendPollRequests(to requests: inout [PollRequest]) {
         requests.append(PollRequest(FileDescriptor(rawValue: connection.descriptor), flushPending ? [.readable, .writable] : .readable))
         if !reads.isEmpty { requests += reads.keys.sorted { $0.rawValue < $1.rawValue }.map { PollRequest($0, .readable) } }
         if !writes.isEmpty { requests += writes.keys.sorted { $0.rawValue < $1.rawValue }.map { PollRequest($0, .writable) } }
     }
 
-    /// Handles what `poll` reported for `pollRequests` (in their order). Throws when the compositor is gone.
+    /// Handles what `poll` reported for the requests `appendPollRequests` gave (in their order). Throws when the compositor is gone.
     func handle(_ ready: ArraySlice<PollEvents>, for requests: ArraySlice<PollRequest>) throws(WaylandConnection.ConnectionError) {
         for (request, events) in zip(requests, ready) where !events.isEmpty {
             if request.fileDescriptor.rawValue == connection.descriptor {
@@ -276,20 +270,16 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
     }
 
     /// Each turn of the loop comes here: a table is sorted (an array made and freed) only when one of its
-    /// deadlines is due.
+    /// deadlines is due (`Dictionary.due`).
     func expire(now: MonotonicInstant) {
-        if parkedRelay.values.contains(where: { $0.deadline <= now }) {
-            for (name, held) in parkedRelay.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where held.deadline <= now {
-                parkedRelay[name] = nil
-                accept(name, held.offer, offerTypes[held.offer] ?? [])
-            }
+        for (name, held) in parkedRelay.due(by: now, deadline: \.deadline, ordered: { $0.rawValue < $1.rawValue }) {
+            parkedRelay[name] = nil
+            accept(name, held.offer, offerTypes[held.offer] ?? [])
         }
-        if reads.values.contains(where: { $0.deadline <= now }) {
-            for (fd, read) in reads.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where read.deadline <= now {
-                reads[fd] = nil
-                try? fd.close()
-                read.completion(.failed("the Wayland client that copied it did not send it in time"))
-            }
+        for (fd, read) in reads.due(by: now, deadline: \.deadline, ordered: { $0.rawValue < $1.rawValue }) {
+            reads[fd] = nil
+            try? fd.close()
+            read.completion(.failed("the Wayland client that copied it did not send it in time"))
         }
         if pendingSends.contains(where: { $0.deadline <= now }) {
             let waiting = pendingSends
@@ -299,8 +289,7 @@ final class WaylandSeatEndpoint: PasteboardEndpoint {
                 log.limited(.info, key: "wayland-convert", "a Wayland reader's type took longer than \(conversionTimeout) to fetch or convert: refused")
             }
         }
-        guard writes.values.contains(where: { $0.deadline <= now }) else { return }
-        for (fd, write) in writes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where write.deadline <= now {
+        for (fd, write) in writes.due(by: now, deadline: \.deadline, ordered: { $0.rawValue < $1.rawValue }) {
             writes[fd] = nil
             try? fd.close()
             log.limited(.info, key: "wayland-write", "a Wayland reader stopped reading: dropped its paste")
