@@ -336,11 +336,9 @@ final class PasteboardEngine {
     /// Fails fetches past their deadline and lets held offers through as the valve refills.
     func expire(now: MonotonicInstant) {
         // Each turn of the loop comes here: nothing is sorted (an array made and freed) unless something is due.
-        if fetches.values.contains(where: { $0.deadline <= now }) {
-            for (key, fetch) in fetches.sorted(by: { $0.key < $1.key }) where fetch.deadline <= now {
-                fetches[key] = nil
-                fetch.completion(.failed("the display that offered the content did not answer within \(fetchTimeout)"))
-            }
+        for (key, fetch) in fetches.due(by: now, deadline: \.deadline, ordered: <) {
+            fetches[key] = nil
+            fetch.completion(.failed("the display that offered the content did not answer within \(fetchTimeout)"))
         }
         guard valves.values.contains(where: { !$0.held.isEmpty }) else { return }
         for id in valves.keys.sorted() {

@@ -125,3 +125,13 @@ public struct Earliest: Sendable {
         earliest = deadline
     }
 }
+
+extension Dictionary {
+    /// The entries whose `deadline` has come by `now`, in the order `areInIncreasingOrder` gives their keys: an expiry
+    /// walk the loop makes every turn sorts nothing, and builds no array, while none is due. Inlinable, as `Earliest`.
+    @inlinable public func due(by now: MonotonicInstant, deadline: (Value) -> MonotonicInstant,
+                               ordered areInIncreasingOrder: (Key, Key) -> Bool) -> [(key: Key, value: Value)] {
+        guard values.contains(where: { deadline($0) <= now }) else { return [] }
+        return filter { deadline($0.value) <= now }.sorted { areInIncreasingOrder($0.key, $1.key) }
+    }
+}

@@ -81,6 +81,15 @@ final class ClockTests: XCTestCase {
         XCTAssertEqual(earliest.value, now + .seconds(1))
     }
 
+    func testDueEntriesAreThoseWhoseDeadlineCameInKeyOrder() {
+        let now = MonotonicInstant(nanoseconds: 1_000_000_000)
+        let deadlines: [Int: MonotonicInstant] = [7: now - .seconds(1), 3: now + .seconds(1), 5: now, 1: now - .seconds(9)]
+        XCTAssertEqual(deadlines.due(by: now, deadline: { $0 }, ordered: <).map(\.key), [1, 5, 7], "a deadline of now has come")
+        XCTAssertEqual(deadlines.due(by: now, deadline: { $0 }, ordered: >).map(\.key), [7, 5, 1])
+        XCTAssertTrue(deadlines.due(by: now - .seconds(10), deadline: { $0 }, ordered: <).isEmpty, "none due yet")
+        XCTAssertTrue([Int: MonotonicInstant]().due(by: now, deadline: { $0 }, ordered: <).isEmpty)
+    }
+
     func testSystemClockNeverGoesBackwardsAndWallClockIsRecent() {
         let clock = SystemClock()
         let first = clock.now()
