@@ -82,7 +82,7 @@ final class ClockTests: XCTestCase {
     }
 
     func testDueEntriesAreThoseWhoseDeadlineCameInKeyOrder() {
-        let now = MonotonicInstant(nanoseconds: 1_000_000_000)
+        let now = MonotonicInstant(nanoseconds: 100_000_000_000)
         let deadlines: [Int: MonotonicInstant] = [7: now - .seconds(1), 3: now + .seconds(1), 5: now, 1: now - .seconds(9)]
         XCTAssertEqual(deadlines.due(by: now, deadline: { $0 }, ordered: <).map(\.key), [1, 5, 7], "a deadline of now has come")
         XCTAssertEqual(deadlines.due(by: now, deadline: { $0 }, ordered: >).map(\.key), [7, 5, 1])
